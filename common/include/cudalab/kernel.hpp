@@ -1,0 +1,105 @@
+// The one header a lab's kernel file (.cuh) includes.
+//
+// A lab's kernels are compiled twice: by nvcc for the GPU and by the host
+// compiler for the CPU emulator. This header picks the backend and gives both
+// the same vocabulary:
+//
+//   cudalab::global_ptr<T>    a pointer to global memory. Under nvcc it *is*
+//                             T*, so GPU code pays nothing; under the emulator
+//                             every access through it is traced and checked.
+//   cudalab::launch(k, shape, args...)
+//                             the host-side launch. Under nvcc it is exactly
+//                             k<<<shape.grid, shape.block, shape.shared_bytes,
+//                             shape.stream>>>(args...).
+//   cudalab::dynamic_shared<T>()
+//                             the block's dynamic shared memory, what
+//                             `extern __shared__ T smem[];` gives in CUDA.
+//   cudalab::reinterpret_global<U>(p)
+//                             view global memory as another type (float4 for
+//                             16-byte accesses), keeping the emulator's trace.
+//
+// Everything whose definition differs between the backends lives in the
+// inline namespace CUDALAB_BACKEND (on_gpu / on_emu), so one test binary can
+// link both builds of a lab without two definitions of one name.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#if defined(__CUDACC__)
+#define CUDALAB_GPU 1
+#define CUDALAB_BACKEND on_gpu
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#else
+#define CUDALAB_GPU 0
+#define CUDALAB_BACKEND on_emu
+#include "cudalab/emu/shim.hpp"
+#endif
+
+namespace cudalab {
+inline namespace CUDALAB_BACKEND {
+
+// Grid, block, dynamic shared memory and stream of one launch: the four
+// arguments between <<< and >>>.
+struct LaunchShape {
+  dim3 grid;
+  dim3 block;
+  std::size_t shared_bytes = 0;
+  cudaStream_t stream = nullptr;
+};
+
+#if CUDALAB_GPU
+
+template <class T>
+using global_ptr = T*;
+
+template <class To, class From>
+__host__ __device__ inline To* reinterpret_global(From* p) {
+  return reinterpret_cast<To*>(p);
+}
+
+template <class T>
+__device__ inline T* dynamic_shared() {
+  extern __shared__ unsigned char cudalab_dynamic_shared_memory[];
+  return reinterpret_cast<T*>(cudalab_dynamic_shared_memory);
+}
+
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), LaunchShape shape, Args&&... args) {
+  kernel<<<shape.grid, shape.block, shape.shared_bytes, shape.stream>>>(
+      std::forward<Args>(args)...);
+}
+
+#else
+
+template <class T>
+using global_ptr = ::cudalab::emu::global_ptr<T>;
+
+template <class To, class From>
+inline global_ptr<To> reinterpret_global(global_ptr<From> p) {
+  return ::cudalab::emu::reinterpret_global<To>(p);
+}
+
+template <class T>
+inline T* dynamic_shared() {
+  return static_cast<T*>(::cudalab::emu::dynamic_shared_memory());
+}
+
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), LaunchShape shape, Args&&... args) {
+  ::cudalab::emu::launch_kernel(kernel, shape.grid, shape.block, shape.shared_bytes,
+                                shape.stream, std::forward<Args>(args)...);
+}
+
+#endif
+
+// The chevron form's two-argument shorthand.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Args&&... args) {
+  launch(kernel, LaunchShape{grid, block}, std::forward<Args>(args)...);
+}
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace cudalab
