@@ -1,0 +1,296 @@
+// The device-side vocabulary of CUDA for kernels compiled by the host
+// compiler: barriers, warp intrinsics, atomics and the math intrinsics the
+// labs use. Everything is declared in cudalab::emu::device_api; shim.hpp
+// makes the names visible at global scope, where CUDA code expects them.
+//
+// Synchronising functions take a defaulted std::source_location so that a
+// divergent-barrier report can name the line of each __syncthreads().
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
+
+#include "cudalab/emu/global_ptr.hpp"
+#include "cudalab/emu/thread_state.hpp"
+
+namespace cudalab::emu {
+
+namespace detail {
+
+// Block-wide barrier. `predicate` feeds the __syncthreads_count/and/or
+// variants; returns how many threads of the block passed a non-zero one.
+int block_barrier(int predicate, const std::source_location& site);
+
+enum class WarpOp : std::uint8_t { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all };
+
+// One warp-collective operation: waits until every lane named in `mask` has
+// reached a collective, then returns this lane's result (the shuffled bits,
+// the ballot, or the vote). `argument` is the lane/delta/xor-mask of a
+// shuffle, `width` its segment width.
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int argument,
+                              int width, const std::source_location& site);
+
+// Lanes of the caller's warp that have not exited.
+unsigned active_lanes() noexcept;
+
+// Validates an atomic access through a traced pointer; false means drop it.
+inline bool atomic_allowed(const Allocation* allocation, const void* address, std::size_t bytes,
+                           const std::source_location& site) noexcept {
+  if (!access_hooks_on) return true;
+  return on_access(allocation, address, bytes, kRead | kWrite | kAtomic, site);
+}
+
+template <class T>
+std::uint64_t to_bits(const T& v) noexcept {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                "warp shuffles move values of at most 8 bytes");
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+template <class T>
+T from_bits(std::uint64_t bits) noexcept {
+  T v;
+  std::memcpy(&v, &bits, sizeof(T));
+  return v;
+}
+
+template <class T, class F>
+T atomic_update(T* address, F next) noexcept {
+  std::atomic_ref<T> a(*address);
+  T old = a.load(std::memory_order_relaxed);
+  while (!a.compare_exchange_weak(old, next(old), std::memory_order_relaxed)) {
+  }
+  return old;
+}
+
+}  // namespace detail
+
+namespace device_api {
+
+inline constexpr int warpSize = 32;
+
+// ---- barriers -------------------------------------------------------------
+inline void __syncthreads(std::source_location site = std::source_location::current()) {
+  detail::block_barrier(0, site);
+}
+inline int __syncthreads_count(int predicate,
+                               std::source_location site = std::source_location::current()) {
+  return detail::block_barrier(predicate, site);
+}
+inline int __syncthreads_and(int predicate,
+                             std::source_location site = std::source_location::current()) {
+  return detail::block_barrier(predicate, site) ==
+         static_cast<int>(detail::current_thread->block->block_dim.x *
+                          detail::current_thread->block->block_dim.y *
+                          detail::current_thread->block->block_dim.z);
+}
+inline int __syncthreads_or(int predicate,
+                            std::source_location site = std::source_location::current()) {
+  return detail::block_barrier(predicate, site) != 0;
+}
+inline void __threadfence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+// ---- warp intrinsics --------------------------------------------------------
+inline void __syncwarp(unsigned mask = 0xffffffffu,
+                       std::source_location site = std::source_location::current()) {
+  detail::warp_collective(detail::WarpOp::sync, mask, 0, 0, warpSize, site);
+}
+inline unsigned __activemask() noexcept { return detail::active_lanes(); }
+
+template <class T>
+T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize,
+              std::source_location site = std::source_location::current()) {
+  return detail::from_bits<T>(detail::warp_collective(detail::WarpOp::shfl, mask,
+                                                      detail::to_bits(var), src_lane, width, site));
+}
+template <class T>
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                 std::source_location site = std::source_location::current()) {
+  return detail::from_bits<T>(detail::warp_collective(
+      detail::WarpOp::shfl_up, mask, detail::to_bits(var), static_cast<int>(delta), width, site));
+}
+template <class T>
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                   std::source_location site = std::source_location::current()) {
+  return detail::from_bits<T>(detail::warp_collective(
+      detail::WarpOp::shfl_down, mask, detail::to_bits(var), static_cast<int>(delta), width, site));
+}
+template <class T>
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize,
+                  std::source_location site = std::source_location::current()) {
+  return detail::from_bits<T>(detail::warp_collective(
+      detail::WarpOp::shfl_xor, mask, detail::to_bits(var), lane_mask, width, site));
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate,
+                              std::source_location site = std::source_location::current()) {
+  return static_cast<unsigned>(
+      detail::warp_collective(detail::WarpOp::ballot, mask, predicate != 0, 0, warpSize, site));
+}
+inline int __any_sync(unsigned mask, int predicate,
+                      std::source_location site = std::source_location::current()) {
+  return static_cast<int>(
+      detail::warp_collective(detail::WarpOp::any, mask, predicate != 0, 0, warpSize, site));
+}
+inline int __all_sync(unsigned mask, int predicate,
+                      std::source_location site = std::source_location::current()) {
+  return static_cast<int>(
+      detail::warp_collective(detail::WarpOp::all, mask, predicate != 0, 0, warpSize, site));
+}
+
+// ---- atomics ------------------------------------------------------------------
+// Each comes for raw pointers (e.g. plain __shared__ arrays) and for traced
+// pointers (&p[i], p + i), which are checked and recorded as atomic accesses
+// (exempt from the race checks). The value parameter never takes part in
+// deduction, so atomicAdd(int_ptr, 1u) converts as CUDA's overloads do.
+#define CUDALAB_EMU_ATOMIC(name, body)                                                 \
+  template <class T>                                                                   \
+  T name(T* address, std::type_identity_t<T> val) noexcept {                           \
+    std::atomic_ref<T> a(*address);                                                    \
+    (void)a;                                                                           \
+    body                                                                               \
+  }                                                                                    \
+  template <class T>                                                                   \
+  T name(global_ptr<T> p, std::type_identity_t<T> val,                                 \
+         std::source_location site = std::source_location::current()) noexcept {       \
+    if (!detail::atomic_allowed(p.allocation(), p.get(), sizeof(T), site)) return T{}; \
+    return name(p.get(), val);                                                         \
+  }
+
+CUDALAB_EMU_ATOMIC(atomicAdd, { return a.fetch_add(val, std::memory_order_relaxed); })
+CUDALAB_EMU_ATOMIC(atomicSub, { return a.fetch_sub(val, std::memory_order_relaxed); })
+CUDALAB_EMU_ATOMIC(atomicExch, { return a.exchange(val, std::memory_order_relaxed); })
+CUDALAB_EMU_ATOMIC(atomicAnd, { return a.fetch_and(val, std::memory_order_relaxed); })
+CUDALAB_EMU_ATOMIC(atomicOr, { return a.fetch_or(val, std::memory_order_relaxed); })
+CUDALAB_EMU_ATOMIC(atomicXor, { return a.fetch_xor(val, std::memory_order_relaxed); })
+CUDALAB_EMU_ATOMIC(atomicMax, {
+  return detail::atomic_update(address, [val](T old) { return old < val ? val : old; });
+})
+CUDALAB_EMU_ATOMIC(atomicMin, {
+  return detail::atomic_update(address, [val](T old) { return val < old ? val : old; });
+})
+// ((old >= val) ? 0 : (old + 1)), as CUDA defines it.
+CUDALAB_EMU_ATOMIC(atomicInc, {
+  return detail::atomic_update(address, [val](T old) { return old >= val ? T{0} : T(old + 1); });
+})
+// (((old == 0) || (old > val)) ? val : (old - 1))
+CUDALAB_EMU_ATOMIC(atomicDec, {
+  return detail::atomic_update(address,
+                               [val](T old) { return (old == 0 || old > val) ? val : T(old - 1); });
+})
+#undef CUDALAB_EMU_ATOMIC
+
+template <class T>
+T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> val) noexcept {
+  std::atomic_ref<T> a(*address);
+  a.compare_exchange_strong(compare, val, std::memory_order_relaxed);
+  return compare;  // holds the old value whether or not the swap happened
+}
+template <class T>
+T atomicCAS(global_ptr<T> p, std::type_identity_t<T> compare, std::type_identity_t<T> val,
+            std::source_location site = std::source_location::current()) noexcept {
+  if (!detail::atomic_allowed(p.allocation(), p.get(), sizeof(T), site)) return T{};
+  return atomicCAS(p.get(), compare, val);
+}
+
+// ---- math intrinsics ------------------------------------------------------------
+// The fast-math `__` versions compute the accurate result on the host; the
+// labs compare against tolerances that allow the GPU's approximation.
+// __expf, __logf, __log2f, __log10f, __exp10f, __powf, __sinf, __cosf,
+// __tanf, __sincosf and exp10f are not defined here: glibc's <math.h>
+// already declares them (as the accurate functions) at global scope.
+inline float __fdividef(float x, float y) noexcept { return x / y; }
+inline float fdividef(float x, float y) noexcept { return x / y; }
+inline float rsqrtf(float x) noexcept { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) noexcept { return 1.0 / std::sqrt(x); }
+inline float rcbrtf(float x) noexcept { return 1.0f / std::cbrt(x); }
+inline float __frcp_rn(float x) noexcept { return 1.0f / x; }
+inline float __fsqrt_rn(float x) noexcept { return std::sqrt(x); }
+inline float __frsqrt_rn(float x) noexcept { return 1.0f / std::sqrt(x); }
+inline float __fadd_rn(float a, float b) noexcept { return a + b; }
+inline float __fsub_rn(float a, float b) noexcept { return a - b; }
+inline float __fmul_rn(float a, float b) noexcept { return a * b; }
+inline float __fdiv_rn(float a, float b) noexcept { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) noexcept { return std::fma(a, b, c); }
+inline double __dadd_rn(double a, double b) noexcept { return a + b; }
+inline double __dmul_rn(double a, double b) noexcept { return a * b; }
+inline double __fma_rn(double a, double b, double c) noexcept { return std::fma(a, b, c); }
+inline float __saturatef(float x) noexcept { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float normcdff(float x) noexcept { return 0.5f * std::erfc(-x / std::sqrt(2.0f)); }
+
+inline int __float2int_rn(float x) noexcept { return static_cast<int>(std::nearbyint(x)); }
+inline int __float2int_rz(float x) noexcept { return static_cast<int>(x); }
+inline int __float2int_rd(float x) noexcept { return static_cast<int>(std::floor(x)); }
+inline int __float2int_ru(float x) noexcept { return static_cast<int>(std::ceil(x)); }
+inline unsigned __float2uint_rn(float x) noexcept {
+  return static_cast<unsigned>(std::nearbyint(x));
+}
+inline float __int2float_rn(int x) noexcept { return static_cast<float>(x); }
+inline float __uint2float_rn(unsigned x) noexcept { return static_cast<float>(x); }
+inline int __float_as_int(float x) noexcept { return std::bit_cast<int>(x); }
+inline unsigned __float_as_uint(float x) noexcept { return std::bit_cast<unsigned>(x); }
+inline float __int_as_float(int x) noexcept { return std::bit_cast<float>(x); }
+inline float __uint_as_float(unsigned x) noexcept { return std::bit_cast<float>(x); }
+inline long long __double_as_longlong(double x) noexcept { return std::bit_cast<long long>(x); }
+inline double __longlong_as_double(long long x) noexcept { return std::bit_cast<double>(x); }
+
+inline int __popc(unsigned x) noexcept { return std::popcount(x); }
+inline int __popcll(unsigned long long x) noexcept { return std::popcount(x); }
+inline int __clz(int x) noexcept { return std::countl_zero(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) noexcept {
+  return std::countl_zero(static_cast<unsigned long long>(x));
+}
+inline int __ffs(int x) noexcept {
+  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned>(x)) + 1;
+}
+inline int __ffsll(long long x) noexcept {
+  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1;
+}
+inline unsigned __brev(unsigned x) noexcept {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline int __mulhi(int a, int b) noexcept {
+  return static_cast<int>((static_cast<long long>(a) * b) >> 32);
+}
+inline unsigned __umulhi(unsigned a, unsigned b) noexcept {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline int __mul24(int a, int b) noexcept { return a * b; }
+inline unsigned __umul24(unsigned a, unsigned b) noexcept { return a * b; }
+
+// CUDA's global min/max accept mixed arithmetic types.
+template <class A, class B>
+requires(std::is_arithmetic_v<A>&& std::is_arithmetic_v<B>) constexpr std::common_type_t<A, B> min(
+    A a, B b) noexcept {
+  using C = std::common_type_t<A, B>;
+  return static_cast<C>(b) < static_cast<C>(a) ? static_cast<C>(b) : static_cast<C>(a);
+}
+template <class A, class B>
+requires(std::is_arithmetic_v<A>&& std::is_arithmetic_v<B>) constexpr std::common_type_t<A, B> max(
+    A a, B b) noexcept {
+  using C = std::common_type_t<A, B>;
+  return static_cast<C>(a) < static_cast<C>(b) ? static_cast<C>(b) : static_cast<C>(a);
+}
+
+template <class T>
+T __ldg(const T* p) noexcept {
+  return *p;
+}
+using ::cudalab::emu::__ldg;
+
+inline long long clock64() noexcept {
+  return std::chrono::steady_clock::now().time_since_epoch().count();
+}
+inline void __nanosleep(unsigned) noexcept {}
+
+}  // namespace device_api
+}  // namespace cudalab::emu

@@ -1,0 +1,60 @@
+// Launching a kernel on the emulator: what `kernel<<<grid, block, shared,
+// stream>>>(args...)` does under nvcc. Host code calls it through
+// cudalab::launch (cudalab/kernel.hpp), which is the chevron launch on the GPU.
+#pragma once
+
+#include <driver_types.h>
+#include <vector_types.h>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace cudalab::emu {
+
+namespace detail {
+
+// Checks a launch shape as the GPU does. On a bad shape it sets the last
+// error to cudaErrorInvalidConfiguration (cudaErrorInvalidResourceHandle for
+// an unknown stream) and returns false: nothing runs.
+bool validate_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
+
+// Runs `body` once per CUDA thread of the grid, each on a fiber; blocks go to
+// the worker pool. `kernel` only names the launch in reports.
+void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
+                void (*body)(void*), void* context);
+
+}  // namespace detail
+
+// The current block's dynamic shared memory (the third chevron argument, in
+// bytes). What `extern __shared__ T smem[];` is on the GPU; use it through
+// cudalab::dynamic_shared<T>(). Not traced: accesses through it are not seen
+// by the race check or the bank-conflict analysis.
+void* dynamic_shared_memory() noexcept;
+
+// kernel<<<grid, block, shared_bytes, stream>>>(args...).
+// The arguments are converted to the kernel's parameter types once, on the
+// host, as the GPU's launch does (a float* argument for a global_ptr<float>
+// parameter finds its allocation here); each CUDA thread then gets its own
+// copy of the parameters.
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
+                   cudaStream_t stream, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "launch: the number of arguments differs from the kernel's parameters");
+  if (!detail::validate_launch(grid, block, shared_bytes, stream)) return;
+  using Parameters = std::tuple<std::remove_cvref_t<Params>...>;
+  struct Context {
+    void (*kernel)(Params...);
+    Parameters parameters;
+  } context{kernel, Parameters(std::forward<Args>(args)...)};
+  auto body = [](void* erased) {
+    auto* c = static_cast<Context*>(erased);
+    std::apply(c->kernel, c->parameters);  // by-value parameters: a copy per thread
+  };
+  detail::run_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, body,
+                     &context);
+}
+
+}  // namespace cudalab::emu

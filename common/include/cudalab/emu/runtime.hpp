@@ -1,0 +1,67 @@
+// The CUDA runtime API subset the emulator provides, with CUDA's names,
+// signatures and error codes, in namespace cudalab::emu. shim.hpp maps the
+// global names onto these with macros (`cudaMalloc` -> cudalab::emu::cudaMalloc)
+// so that the real libcudart symbols are never defined here: one binary can
+// link the GPU build of a lab and the emulator build side by side.
+//
+// The emulated device runs every launch to completion before the launch call
+// returns (as if everything ran on one synchronous default stream), so the
+// Async calls are their synchronous versions. Streams other than the default
+// ones (0, cudaStreamLegacy, cudaStreamPerThread) are rejected with
+// cudaErrorInvalidResourceHandle until lab 03 adds them.
+//
+// Errors. API misuse returns its error and also sets the "last error", as in
+// CUDA. A fault inside a kernel (out-of-bounds or freed memory:
+// cudaErrorIllegalAddress; divergent barrier or broken warp collective:
+// cudaErrorLaunchFailure) is returned by the next cudaDeviceSynchronize,
+// synchronous cudaMemcpy/cudaMemset or cudaGetLastError. Unlike a GPU the
+// error is not sticky: returning it once clears it, so one test process can
+// plant a bug and carry on.
+#pragma once
+
+#include <driver_types.h>
+
+#include <cstddef>
+
+namespace cudalab::emu {
+
+// The name cudaGetDeviceProperties reports.
+inline constexpr const char* kDeviceName = "cudalab CPU emulator";
+// Largest dynamic shared memory per block a launch may ask for (as an H100's
+// opt-in limit; the emulator does not require cudaFuncSetAttribute).
+inline constexpr std::size_t kMaxDynamicSharedBytes = 227 * 1024;
+
+cudaError_t cudaMalloc(void** ptr, std::size_t bytes);
+template <class T>
+cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
+  return cudaMalloc(reinterpret_cast<void**>(ptr), bytes);
+}
+cudaError_t cudaFree(void* ptr);
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream = nullptr);
+cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes);
+cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream = nullptr);
+
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char* cudaGetErrorString(cudaError_t error);
+const char* cudaGetErrorName(cudaError_t error);
+
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaDeviceReset();
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+
+namespace detail {
+// True for the stream handles the emulator accepts today.
+bool is_default_stream(cudaStream_t stream) noexcept;
+// Records an API error as the last error and returns it.
+cudaError_t set_last_error(cudaError_t error) noexcept;
+}  // namespace detail
+
+}  // namespace cudalab::emu

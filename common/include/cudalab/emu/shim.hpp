@@ -1,0 +1,83 @@
+// What CUDA C++ provides implicitly, for kernels compiled by the host
+// compiler against the CPU emulator. cudalab/kernel.hpp includes this when it
+// is not compiled by nvcc; lab code never includes it directly.
+//
+// Provided:
+//   * CUDA's own types, unchanged: dim3, uint3, float4, cudaError_t (with its
+//     real codes), cudaMemcpyKind, cudaDeviceProp, cudaStream_t, __half,
+//     __nv_bfloat16 (vector_types.h, driver_types.h, cuda_fp16.h, cuda_bf16.h).
+//   * threadIdx, blockIdx, blockDim, gridDim (of the CUDA thread running now),
+//     warpSize.
+//   * __syncthreads (+ _count/_and/_or), __syncwarp, __shfl_sync,
+//     __shfl_up_sync, __shfl_down_sync, __shfl_xor_sync, __ballot_sync,
+//     __any_sync, __all_sync, __activemask.
+//   * atomicAdd/Sub/Exch/Min/Max/And/Or/Xor/Inc/Dec/CAS on raw and traced pointers.
+//   * the math intrinsics of device_functions.hpp (__expf, __fdividef,
+//     rsqrtf, __saturatef, __popc, min/max, ...); the rest comes from <cmath>.
+//   * the runtime API subset of runtime.hpp under CUDA's names (macros).
+//
+// Shared memory:
+//   * `__shared__ T a[N];` becomes `static thread_local T a[N];`: one array per
+//     host worker thread, which runs one block at a time, and whose fibers
+//     never migrate -- so all threads of a block see the same array, as on
+//     the GPU. Not traced (no race or bank-conflict analysis), and its
+//     contents carry over from the previous block on that worker (they are
+//     unspecified on a GPU too).
+//   * `__shared__ cudalab::shared_array<T, N...> a;` is the traced spelling;
+//     under nvcc it is exactly `T a[N]...` (shared_array.hpp).
+//   * `extern __shared__ T a[];` does not compile here: use
+//     cudalab::dynamic_shared<T>() in both backends.
+// Also: __restrict__ is dropped (it cannot apply to the traced global_ptr),
+// and a kernel may not be called directly; launch it with cudalab::launch.
+#pragma once
+
+// CUDA's types and host-side declarations. cuda_fp16.h pulls in
+// cuda_runtime_api.h, which declares the global cudaMalloc & co; the macros at
+// the end redirect every use to the emulator's functions instead.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <driver_types.h>
+#include <vector_types.h>
+
+#include "cudalab/emu/device_functions.hpp"
+#include "cudalab/emu/global_ptr.hpp"
+#include "cudalab/emu/launch.hpp"
+#include "cudalab/emu/recorder.hpp"
+#include "cudalab/emu/runtime.hpp"
+#include "cudalab/emu/shared_array.hpp"
+#include "cudalab/emu/thread_state.hpp"
+
+// Device functions at global scope, where CUDA code calls them unqualified.
+using namespace ::cudalab::emu::device_api;
+
+// ---- builtin variables -------------------------------------------------------------
+#define threadIdx (::cudalab::emu::detail::current_thread->thread_idx)
+#define blockIdx (::cudalab::emu::detail::current_thread->block->block_idx)
+#define blockDim (::cudalab::emu::detail::current_thread->block->block_dim)
+#define gridDim (::cudalab::emu::detail::current_thread->block->grid_dim)
+
+// ---- qualifiers ----------------------------------------------------------------------
+#undef __shared__
+#define __shared__ static thread_local
+#undef __restrict__
+#define __restrict__
+
+// ---- runtime API --------------------------------------------------------------------
+#define cudaMalloc ::cudalab::emu::cudaMalloc
+#define cudaFree ::cudalab::emu::cudaFree
+#define cudaMemcpy ::cudalab::emu::cudaMemcpy
+#define cudaMemcpyAsync ::cudalab::emu::cudaMemcpyAsync
+#define cudaMemset ::cudalab::emu::cudaMemset
+#define cudaMemsetAsync ::cudalab::emu::cudaMemsetAsync
+#define cudaGetLastError ::cudalab::emu::cudaGetLastError
+#define cudaPeekAtLastError ::cudalab::emu::cudaPeekAtLastError
+#define cudaGetErrorString ::cudalab::emu::cudaGetErrorString
+#define cudaGetErrorName ::cudalab::emu::cudaGetErrorName
+#define cudaDeviceSynchronize ::cudalab::emu::cudaDeviceSynchronize
+#define cudaStreamSynchronize ::cudalab::emu::cudaStreamSynchronize
+#define cudaDeviceReset ::cudalab::emu::cudaDeviceReset
+#define cudaGetDeviceCount ::cudalab::emu::cudaGetDeviceCount
+#define cudaGetDevice ::cudalab::emu::cudaGetDevice
+#define cudaSetDevice ::cudalab::emu::cudaSetDevice
+#define cudaGetDeviceProperties ::cudalab::emu::cudaGetDeviceProperties
+#define cudaDeviceGetAttribute ::cudalab::emu::cudaDeviceGetAttribute

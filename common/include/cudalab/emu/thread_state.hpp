@@ -1,0 +1,42 @@
+// The emulator's notion of "the CUDA thread running right now".
+//
+// Every CUDA thread of a launch runs on a fiber; a host worker thread runs
+// one block at a time and switches between that block's fibers. The builtins
+// (threadIdx, blockIdx, ...) read the state of the current CUDA thread
+// through one per-OS-thread pointer, which the scheduler updates on every
+// switch. Fibers never migrate between OS threads, so the pointer (and any
+// `static thread_local` standing in for __shared__) always belongs to the
+// block being run.
+#pragma once
+
+#include <vector_types.h>
+
+#include <cstdint>
+
+namespace cudalab::emu::detail {
+
+// What all threads of one block share and the kernel may read.
+struct BlockInfo {
+  uint3 block_idx{};
+  dim3 block_dim{1, 1, 1};
+  dim3 grid_dim{1, 1, 1};
+  std::uint64_t block_linear = 0;  // blockIdx.x + blockIdx.y*gridDim.x + ...
+};
+
+class BlockRun;  // the engine's per-block state (scheduler, barrier, warps)
+
+// One CUDA thread. The first members are read inline by the builtins.
+struct ThreadState {
+  uint3 thread_idx{};
+  const BlockInfo* block = nullptr;
+  unsigned linear = 0;  // threadIdx.x + threadIdx.y*blockDim.x + ...
+  unsigned warp = 0;    // linear / 32
+  unsigned lane = 0;    // linear % 32
+  BlockRun* run = nullptr;
+};
+
+// The CUDA thread whose code is executing on this OS thread. Outside a
+// kernel it points at a host placeholder (index 0 everywhere, no block run).
+extern __thread ThreadState* current_thread __attribute__((tls_model("initial-exec")));
+
+}  // namespace cudalab::emu::detail
