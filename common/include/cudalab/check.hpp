@@ -1,0 +1,99 @@
+// The error-check family: every CUDA, cuBLAS and NCCL call in cudalab goes
+// through one of these macros, and a failure throws cudalab::CudaError with
+// the failed expression, the library's error name and text, and file:line.
+//
+//   CUDA_CHECK(cudaMalloc(&p, bytes));
+//   my_kernel<<<grid, block>>>(...);
+//   CUDA_CHECK_LAUNCH();          // a bad launch configuration fails here
+//   CUBLAS_CHECK(cublasSgemm(...));   // GPU translation units only
+//   NCCL_CHECK(ncclAllReduce(...));   // GPU translation units only
+//
+// A kernel that faults while running is reported by the next call that waits
+// for it. Set CUDALAB_SYNC_LAUNCHES=1 to make CUDA_CHECK_LAUNCH() wait right
+// away, so the fault is reported at the launch that caused it.
+#pragma once
+
+#include "cudalab/cuda_error.hpp"
+#include "cudalab/kernel.hpp"
+
+#if CUDALAB_GPU
+#include <cublas_v2.h>
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#define CUDALAB_HAS_NCCL 1
+#endif
+#endif
+
+namespace cudalab {
+inline namespace CUDALAB_BACKEND {
+
+// Throws CudaError unless `status` is cudaSuccess. The macros below fill in
+// the expression text and the position; call those rather than this.
+inline void check_cuda(cudaError_t status, const char* expression, const char* file, int line) {
+  if (status == cudaSuccess) return;
+  throw CudaError(ErrorSite{"CUDA", static_cast<int>(status), cudaGetErrorName(status),
+                            cudaGetErrorString(status), expression, file, line});
+}
+
+// After a launch: a bad configuration (too many threads per block, too much
+// shared memory) is only visible through cudaGetLastError.
+inline void check_launch(const char* file, int line) {
+  check_cuda(cudaGetLastError(), "cudaGetLastError()", file, line);
+  if (sync_after_launch_requested()) {
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize() after the launch", file, line);
+  }
+}
+
+#if CUDALAB_GPU
+inline void check_cublas(cublasStatus_t status, const char* expression, const char* file,
+                         int line) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  throw CudaError(ErrorSite{"cuBLAS", static_cast<int>(status), cublasGetStatusName(status),
+                            cublasGetStatusString(status), expression, file, line});
+}
+#endif
+
+#if defined(CUDALAB_HAS_NCCL)
+// NCCL has ncclGetErrorString but no function for the enumerator's name.
+inline const char* nccl_result_name(ncclResult_t status) {
+  switch (status) {
+    case ncclSuccess:
+      return "ncclSuccess";
+    case ncclUnhandledCudaError:
+      return "ncclUnhandledCudaError";
+    case ncclSystemError:
+      return "ncclSystemError";
+    case ncclInternalError:
+      return "ncclInternalError";
+    case ncclInvalidArgument:
+      return "ncclInvalidArgument";
+    case ncclInvalidUsage:
+      return "ncclInvalidUsage";
+    case ncclRemoteError:
+      return "ncclRemoteError";
+    case ncclInProgress:
+      return "ncclInProgress";
+    default:
+      return "ncclResult (unknown)";
+  }
+}
+
+// ncclInProgress counts as a failure: cudalab only uses blocking communicators.
+inline void check_nccl(ncclResult_t status, const char* expression, const char* file, int line) {
+  if (status == ncclSuccess) return;
+  throw CudaError(ErrorSite{"NCCL", static_cast<int>(status), nccl_result_name(status),
+                            ncclGetErrorString(status), expression, file, line});
+}
+#endif
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace cudalab
+
+#define CUDA_CHECK(expr) ::cudalab::check_cuda((expr), #expr, __FILE__, __LINE__)
+#define CUDA_CHECK_LAUNCH() ::cudalab::check_launch(__FILE__, __LINE__)
+#if CUDALAB_GPU
+#define CUBLAS_CHECK(expr) ::cudalab::check_cublas((expr), #expr, __FILE__, __LINE__)
+#endif
+#if defined(CUDALAB_HAS_NCCL)
+#define NCCL_CHECK(expr) ::cudalab::check_nccl((expr), #expr, __FILE__, __LINE__)
+#endif
