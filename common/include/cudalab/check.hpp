@@ -29,14 +29,21 @@ inline namespace CUDALAB_BACKEND {
 
 // Throws CudaError unless `status` is cudaSuccess. The macros below fill in
 // the expression text and the position; call those rather than this.
+// A failed call also leaves its error as the runtime's "last error"; it is
+// cleared here, because the exception reports it, and otherwise the next
+// CUDA_CHECK_LAUNCH() would blame an innocent launch for it. (A sticky error,
+// from a kernel that faulted, stays: the context is unusable afterwards.)
 inline void check_cuda(cudaError_t status, const char* expression, const char* file, int line) {
   if (status == cudaSuccess) return;
+  static_cast<void>(cudaGetLastError());
   throw CudaError(ErrorSite{"CUDA", static_cast<int>(status), cudaGetErrorName(status),
                             cudaGetErrorString(status), expression, file, line});
 }
 
 // After a launch: a bad configuration (too many threads per block, too much
-// shared memory) is only visible through cudaGetLastError.
+// shared memory) is only visible through cudaGetLastError. CUDA 13 reports
+// most of them as cudaErrorInvalidValue, older releases as
+// cudaErrorInvalidConfiguration.
 inline void check_launch(const char* file, int line) {
   check_cuda(cudaGetLastError(), "cudaGetLastError()", file, line);
   if (sync_after_launch_requested()) {
