@@ -1,0 +1,54 @@
+#include "app.hpp"
+
+#include <imgui.h>
+
+#include "panels/panels.hpp"
+
+namespace cudalab::viewer {
+namespace {
+
+void panel_tab(UiState& state, Panel panel, const char* title, void (*draw)(UiState&)) {
+  const ImGuiTabItemFlags flags =
+      state.select_panel_tab && state.panel == panel ? ImGuiTabItemFlags_SetSelected : 0;
+  if (ImGui::BeginTabItem(title, nullptr, flags)) {
+    if (!state.select_panel_tab) state.panel = panel;
+    ImGui::BeginChild(title);
+    draw(state);
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+}
+
+}  // namespace
+
+void draw_frame(UiState& state) {
+  if (state.run_pending) execute_pending_run(state);
+
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(viewport->WorkPos);
+  ImGui::SetNextWindowSize(viewport->WorkSize);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::Begin("cudalab viewer", nullptr, flags);
+
+  if (state.show_controls) {
+    ImGui::BeginChild("controls", ImVec2(ImGui::GetFontSize() * 20, 0), true);
+    draw_run_controls(state);
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
+  ImGui::BeginGroup();
+  if (ImGui::BeginTabBar("panels")) {
+    panel_tab(state, Panel::kIndexing, "Thread indexing", draw_indexing_panel);
+    panel_tab(state, Panel::kCoalescing, "Coalescing", draw_coalescing_panel);
+    panel_tab(state, Panel::kTiming, "Timing", draw_timing_panel);
+    panel_tab(state, Panel::kHelp, "Help", draw_help_panel);
+    ImGui::EndTabBar();
+  }
+  state.select_panel_tab = false;
+  ImGui::EndGroup();
+  ImGui::End();
+}
+
+}  // namespace cudalab::viewer

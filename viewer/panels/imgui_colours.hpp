@@ -1,0 +1,33 @@
+// The viewer's fixed UI colours and the bridge from model colours to ImGui.
+#pragma once
+
+#include <imgui.h>
+
+#include "model/palette.hpp"
+
+namespace cudalab::viewer {
+
+inline ImU32 to_imgui(Rgba c) { return IM_COL32(c.r, c.g, c.b, c.a); }
+
+inline constexpr ImU32 kErrorText = IM_COL32(255, 110, 110, 255);
+inline constexpr ImU32 kSwatchOutline = IM_COL32(150, 155, 165, 255);
+inline constexpr ImU32 kMutedText = IM_COL32(160, 165, 175, 255);
+inline constexpr ImU32 kCanvasBackground = IM_COL32(62, 65, 74, 255);
+// Coalescing: a sector no lane touched (touched ones: kSectorTouched).
+inline constexpr ImU32 kSectorIdle = IM_COL32(70, 74, 84, 255);
+// Timing: the two anchors (version bars: kVersionBar).
+inline constexpr ImU32 kAnchorCopy = IM_COL32(90, 210, 120, 255);
+inline constexpr ImU32 kAnchorPytorch = IM_COL32(238, 120, 60, 255);
+
+// Shows `text` as a tooltip when the last item is hovered.
+inline void tooltip_for_last_item(const char* text) {
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace cudalab::viewer

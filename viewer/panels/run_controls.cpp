@@ -1,0 +1,127 @@
+// Left sidebar: which lab and version to run, on what shape and launch
+// configuration; the outcome of the last run, errors included.
+#include <imgui.h>
+
+#include <cstdio>
+
+#include "imgui_colours.hpp"
+#include "panels.hpp"
+
+namespace cudalab::viewer {
+namespace {
+
+void section(const char* title) {
+  ImGui::Spacing();
+  ImGui::TextColored(ImVec4(0.55f, 0.75f, 1.0f, 1.0f), "%s", title);
+  ImGui::Separator();
+}
+
+bool input_u32(const char* label, std::uint32_t& value, std::uint32_t min_value) {
+  const bool changed = ImGui::InputScalar(label, ImGuiDataType_U32, &value);
+  if (value < min_value) value = min_value;
+  return changed;
+}
+
+bool input_u64(const char* label, std::uint64_t& value) {
+  const bool changed = ImGui::InputScalar(label, ImGuiDataType_U64, &value);
+  if (value < 1) value = 1;
+  return changed;
+}
+
+bool lab_and_version(UiState& state) {
+  bool changed = false;
+  const LabSource* lab = state.lab_source();
+  if (ImGui::BeginCombo("lab", lab ? lab->title().c_str() : "(none)")) {
+    for (std::size_t i = 0; i < state.labs.size(); ++i)
+      if (ImGui::Selectable(state.labs[i]->title().c_str(), i == state.lab)) {
+        changed |= i != state.lab;
+        state.lab = i;
+        state.request.version = 0;
+      }
+    ImGui::EndCombo();
+  }
+  lab = state.lab_source();
+  if (lab == nullptr) return changed;
+  ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
+  ImGui::TextWrapped("code: %s", lab->code_origin().c_str());
+  ImGui::PopStyleColor();
+
+  const auto versions = lab->versions();
+  if (ImGui::BeginCombo("version", versions[state.request.version].name.c_str())) {
+    for (std::size_t v = 0; v < versions.size(); ++v)
+      if (ImGui::Selectable(versions[v].name.c_str(), v == state.request.version)) {
+        changed |= v != state.request.version;
+        state.request.version = v;
+      }
+    ImGui::EndCombo();
+  }
+  ImGui::TextWrapped("%s", versions[state.request.version].description.c_str());
+  return changed;
+}
+
+bool shape_and_launch(UiState& state) {
+  RunRequest& r = state.request;
+  bool changed = false;
+  section("problem shape");
+  changed |= input_u64("rows (x)", r.rows);
+  changed |= input_u64("cols (y)", r.cols);
+  const struct {
+    const char* label;
+    std::uint64_t rows, cols;
+  } presets[] = {
+      {"7x37", 7, 37}, {"64x100", 64, 100}, {"300x301", 300, 301}, {"1024x1024", 1024, 1024}};
+  for (const auto& p : presets) {
+    if (ImGui::SmallButton(p.label)) {
+      r.rows = p.rows;
+      r.cols = p.cols;
+      changed = true;
+    }
+    ImGui::SameLine();
+  }
+  ImGui::NewLine();
+
+  section("launch");
+  changed |= input_u32("blockDim.x", r.block.x, 1);
+  changed |= input_u32("blockDim.y", r.block.y, 1);
+  changed |= ImGui::Checkbox("grid from the shape", &r.auto_grid);
+  tooltip_for_last_item(
+      "Use the lab's own grid for this shape (enough blocks of blockDim.x "
+      "threads to cover every element, split into y when x would pass 65535).");
+  ImGui::BeginDisabled(r.auto_grid);
+  changed |= input_u32("gridDim.x", r.grid.x, 1);
+  changed |= input_u32("gridDim.y", r.grid.y, 1);
+  ImGui::EndDisabled();
+  return changed;
+}
+
+void run_outcome(const UiState& state) {
+  section("last run");
+  if (state.current) {
+    const KernelRun& run = state.current->run;
+    ImGui::TextWrapped("%s", run.kernel.c_str());
+    ImGui::Text("grid (%u,%u,%u)  block (%u,%u,%u)", run.grid.x, run.grid.y, run.grid.z,
+                run.block.x, run.block.y, run.block.z);
+    ImGui::Text("%llu elements, emulated in %.0f ms",
+                static_cast<unsigned long long>(run.elements()), state.run_seconds * 1e3);
+  }
+  if (!state.run_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
+    ImGui::TextWrapped("%s", state.run_error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+}  // namespace
+
+void draw_run_controls(UiState& state) {
+  bool changed = lab_and_version(state);
+  changed |= shape_and_launch(state);
+  ImGui::Separator();
+  if (ImGui::Button("Run (R)")) state.run_pending = true;
+  ImGui::SameLine();
+  ImGui::Checkbox("re-run on change", &state.rerun_on_change);
+  if (changed && state.rerun_on_change) state.run_pending = true;
+  run_outcome(state);
+}
+
+}  // namespace cudalab::viewer

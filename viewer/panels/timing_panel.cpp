@@ -1,0 +1,118 @@
+// Timing: each version's achieved bandwidth at one problem size as bars,
+// against the device-to-device copy and PyTorch measured in the same run.
+// The figures come from a `./lab bench` result file, possibly recorded on
+// another machine.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "imgui_colours.hpp"
+#include "panels.hpp"
+
+namespace cudalab::viewer {
+namespace {
+
+void file_row(UiState& state) {
+  TimingState& t = state.timing;
+  char path[1024];
+  std::snprintf(path, sizeof path, "%s", t.results_path.c_str());
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
+  const bool entered =
+      ImGui::InputText("result file", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
+  t.results_path = path;
+  ImGui::SameLine();
+  if (ImGui::Button("load") || entered) load_results(state, t.results_path);
+  if (!t.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
+    ImGui::TextWrapped("%s", t.error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void vertical_marker(ImDrawList* dl, float x, float y0, float y1, ImU32 colour, const char* label) {
+  dl->AddLine(ImVec2(x, y0), ImVec2(x, y1), colour, 2.0f);
+  dl->AddText(ImVec2(x + 4, y0), colour, label);
+}
+
+Rect chart(const TimingChart& c) {
+  const float font = ImGui::GetFontSize();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float label_w = font * 11, text_w = font * 17;
+  const float bar_w = std::max(ImGui::GetContentRegionAvail().x - label_w - text_w, font * 10);
+  const float bar_h = font * 1.5f, pitch = font * 2.1f, top = font * 1.6f;
+  const float height = top + pitch * c.versions.size();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const double scale = c.max_gbps > 0 ? bar_w / (c.max_gbps * 1.05) : 0;
+  const float x0 = origin.x + label_w;
+
+  for (std::size_t i = 0; i < c.versions.size(); ++i) {
+    const Bar& b = c.versions[i];
+    const float y = origin.y + top + pitch * i;
+    dl->AddText(ImVec2(origin.x, y + (bar_h - font) / 2), ImGui::GetColorU32(ImGuiCol_Text),
+                b.label.c_str());
+    const float len = static_cast<float>(b.bandwidth_gbps * scale);
+    dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + std::max(len, 2.0f), y + bar_h),
+                      to_imgui(kVersionBar));
+    char text[96];
+    if (b.fraction_of_copy > 0)
+      std::snprintf(text, sizeof text, "%.0f GB/s  %.0f%% of copy  %.3f ms", b.bandwidth_gbps,
+                    b.fraction_of_copy * 100, b.time_ms);
+    else
+      std::snprintf(text, sizeof text, "%.0f GB/s  %.3f ms", b.bandwidth_gbps, b.time_ms);
+    dl->AddText(ImVec2(x0 + bar_w + font * 0.5f, y + (bar_h - font) / 2),
+                ImGui::GetColorU32(ImGuiCol_Text), text);
+  }
+  const float y0 = origin.y, y1 = origin.y + height;
+  char label[64];
+  if (c.copy_gbps) {
+    std::snprintf(label, sizeof label, "copy %.0f GB/s", *c.copy_gbps);
+    vertical_marker(dl, x0 + float(*c.copy_gbps * scale), y0, y1, kAnchorCopy, label);
+  }
+  if (c.pytorch_gbps) {
+    std::snprintf(label, sizeof label, "PyTorch %.0f GB/s", *c.pytorch_gbps);
+    vertical_marker(dl, x0 + float(*c.pytorch_gbps * scale), y0 + font, y1, kAnchorPytorch, label);
+  }
+  ImGui::Dummy(ImVec2(label_w + bar_w + text_w, height));
+  return {x0, origin.y + top, x0 + bar_w, y1};
+}
+
+}  // namespace
+
+void draw_timing_panel(UiState& state) {
+  file_row(state);
+  TimingState& t = state.timing;
+  if (!t.result) {
+    ImGui::Spacing();
+    ImGui::TextWrapped(
+        "No result file loaded. Run `./lab bench 01` on a machine with a GPU; it writes a result "
+        "file you can copy here and open with `./lab view 01 --results FILE` or the box above.");
+    state.layout.timing_chart = {};
+    return;
+  }
+  const BenchResult& r = *t.result;
+  ImGui::Text("lab %s on %s, driver %s, %s", r.lab.c_str(), r.gpu.c_str(), r.driver.c_str(),
+              r.date.c_str());
+  const auto all_problems = problems(r);
+  if (all_problems.empty()) {
+    ImGui::TextUnformatted("the file holds no kernel measurements");
+    return;
+  }
+  t.problem = std::min(t.problem, all_problems.size() - 1);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 20);
+  if (ImGui::BeginCombo("problem", all_problems[t.problem].c_str())) {
+    for (std::size_t i = 0; i < all_problems.size(); ++i)
+      if (ImGui::Selectable(all_problems[i].c_str(), i == t.problem)) t.problem = i;
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(0.63f, 0.65f, 0.69f, 1), "(%zu problems)", all_problems.size());
+  ImGui::Spacing();
+  state.layout.timing_chart = chart(chart_for_problem(r, all_problems[t.problem]));
+  ImGui::Spacing();
+  ImGui::TextWrapped(
+      "Bandwidth = bytes the kernel must move (read a, read b, write a) / time. The copy line is "
+      "cudaMemcpy device-to-device in the same run: the practical ceiling.");
+}
+
+}  // namespace cudalab::viewer

@@ -1,0 +1,75 @@
+#include "model/bench_results.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "model/ui_state.hpp"
+
+namespace cudalab::viewer {
+namespace {
+
+const std::string kSample = std::string(CUDALAB_VIEWER_TEST_DATA) + "/bench_sample.json";
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string sample_text() {
+  std::ifstream in(kSample);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(BenchResults, ReadsTheSampleFile) {
+  const auto loaded = load_bench_result(kSample);
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  const BenchResult& r = std::get<BenchResult>(loaded);
+  EXPECT_EQ(r.versions.size(), 5u);
+  EXPECT_DOUBLE_EQ(*r.copy_gbps, 4190.0);
+  EXPECT_DOUBLE_EQ(*r.pytorch_gbps, 2820.0);
+  EXPECT_EQ(problems(r).front(), "broadcast_sum 16384x16384");
+  EXPECT_EQ(r.driver, "13.0");
+}
+
+TEST(BenchResults, MissingFileIsAMessage) {
+  const auto loaded = load_bench_result("/nonexistent/cudalab.json");
+  ASSERT_TRUE(std::holds_alternative<std::string>(loaded));
+  EXPECT_NE(std::get<std::string>(loaded).find("/nonexistent/cudalab.json"), std::string::npos);
+}
+
+TEST(BenchResults, TruncatedFileIsAMessage) {
+  const std::string text = sample_text();
+  const auto path = temp_file("cudalab_viewer_truncated.json", text.substr(0, text.size() / 2));
+  const auto loaded = load_bench_result(path);
+  ASSERT_TRUE(std::holds_alternative<std::string>(loaded));
+  EXPECT_NE(std::get<std::string>(loaded).find(path), std::string::npos);
+}
+
+TEST(BenchResults, OtherSchemaVersionIsAMessage) {
+  std::string text = sample_text();
+  text.replace(text.find("cudalab.result/1"), 16, "cudalab.result/9");
+  const auto loaded = load_bench_result(temp_file("cudalab_viewer_v9.json", text));
+  ASSERT_TRUE(std::holds_alternative<std::string>(loaded));
+  EXPECT_NE(std::get<std::string>(loaded).find("cudalab.result/9"), std::string::npos)
+      << std::get<std::string>(loaded);
+}
+
+TEST(BenchResults, BadFileKeepsTheAppRunningWithAMessage) {
+  UiState state;
+  load_results(state, kSample);
+  ASSERT_TRUE(state.timing.result.has_value());
+  load_results(state, "/nonexistent/cudalab.json");
+  EXPECT_FALSE(state.timing.result.has_value());
+  EXPECT_FALSE(state.timing.error.empty());
+  load_results(state, kSample);
+  EXPECT_TRUE(state.timing.error.empty());
+}
+
+}  // namespace
+}  // namespace cudalab::viewer
