@@ -27,7 +27,8 @@
 //     under nvcc it is exactly `T a[N]...` (shared_array.hpp).
 //   * `extern __shared__ T a[];` does not compile here: use
 //     cudalab::dynamic_shared<T>() in both backends.
-// Also: __restrict__ is dropped (it cannot apply to the traced global_ptr),
+// Also: __global__ means `inline` (kernels are defined in headers),
+// __restrict__ is dropped (it cannot apply to the traced global_ptr),
 // and a kernel may not be called directly; launch it with cudalab::launch.
 #pragma once
 
@@ -57,6 +58,12 @@ using namespace ::cudalab::emu::device_api;
 #define gridDim (::cudalab::emu::detail::current_thread->block->grid_dim)
 
 // ---- qualifiers ----------------------------------------------------------------------
+// Kernels live in headers included by several translation units; `inline`
+// keeps their one definition (nvcc needs no such help: its host side emits
+// only launch stubs). So do not write `inline __global__` yourself, and mark
+// __device__ helpers in headers `inline` or `__forceinline__`.
+#undef __global__
+#define __global__ inline
 #undef __shared__
 #define __shared__ static thread_local
 #undef __restrict__

@@ -1,0 +1,116 @@
+// Internal: one block in execution -- its CUDA threads, the fibers they run
+// on, the barrier, the warps' pending collectives and the block's trace.
+#pragma once
+
+#include <boost/context/detail/fcontext.hpp>
+#include <cstdint>
+#include <deque>
+#include <source_location>
+#include <unordered_map>
+#include <vector>
+
+#include "cudalab/emu/device_functions.hpp"
+#include "engine.hpp"
+
+namespace cudalab::emu::detail {
+
+namespace ctx = boost::context::detail;
+
+// A fiber stack: mmap'ed, a guard page below, touched pages only are committed.
+struct Stack {
+  void* base = nullptr;  // lowest address (the guard page)
+  std::size_t bytes = 0;
+  void* top() const { return static_cast<char*>(base) + bytes; }
+};
+
+struct Fiber {
+  ctx::fcontext_t context = nullptr;
+  Stack stack;
+  bool finished = false;
+};
+
+enum class Waiting : std::uint8_t { no, barrier, warp, exited };
+
+struct ThreadExtra {
+  Fiber* fiber = nullptr;
+  Waiting waiting = Waiting::no;
+  std::source_location wait_site;
+  std::uint64_t result = 0;  // of the barrier or warp collective it waited in
+};
+
+struct PendingCollective {
+  WarpOp op;
+  unsigned mask = 0;
+  unsigned arrived = 0;
+  int width = 32;
+  std::source_location site;
+  std::uint64_t values[32];
+  int arguments[32];
+};
+
+struct WarpState {
+  unsigned existing = 0;  // lanes that exist (a last warp may be partial)
+  unsigned exited = 0;
+  std::uint32_t syncs = 0;  // completed collectives (orders accesses for the race check)
+  std::vector<PendingCollective> pending;
+};
+
+void fiber_main(ctx::transfer_t t);
+
+class BlockRun {
+ public:
+  // ---- set per block ----
+  LaunchState* launch = nullptr;
+  BlockInfo info;
+  unsigned thread_count = 0;
+  std::vector<ThreadState> threads;
+  std::vector<ThreadExtra> extra;
+  std::vector<WarpState> warps;
+  void* dynamic_shared = nullptr;
+
+  // ---- scheduling ----
+  unsigned next_unstarted = 0;
+  unsigned exited = 0;
+  std::deque<Fiber*> ready;
+  std::vector<Fiber*> fibers;  // all fibers made for this block
+  Fiber* running = nullptr;
+  ctx::fcontext_t scheduler = nullptr;
+  bool failed = false;  // a divergent barrier etc.: stop scheduling
+
+  // ---- barrier ----
+  unsigned barrier_arrived = 0;
+  int barrier_count = 0;
+  std::uint32_t epoch = 1;  // barrier intervals completed + 1
+  std::source_location barrier_site;
+  bool barrier_sites_differ = false;
+
+  // ---- checks and trace ----
+  std::unordered_map<std::uintptr_t, WordShadow> shadow;
+  std::vector<RawAccess> trace;
+
+  // Runs every thread of the block to completion (or to a reported deadlock).
+  void execute();
+
+  // Called on a fiber: park the current thread until someone makes it ready.
+  void park();
+  void make_ready(unsigned thread);
+
+  int barrier(int predicate, const std::source_location& site);
+  std::uint64_t collective(WarpOp op, unsigned mask, std::uint64_t value, int argument, int width,
+                           const std::source_location& site);
+
+  void report(ReportKind kind, unsigned thread, std::string message,
+              const std::source_location* site, cudaError_t fault);
+
+ private:
+  friend void fiber_main(ctx::transfer_t);
+  void fiber_loop(Fiber* self);
+  void thread_exited(unsigned thread);
+  void report_deadlock();
+  void complete(WarpState& warp, PendingCollective& pending);
+};
+
+// The per-OS-thread engine state (engine.cpp).
+BlockRun& this_worker_block();
+
+}  // namespace cudalab::emu::detail

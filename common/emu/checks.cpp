@@ -1,0 +1,289 @@
+// The per-access path: bounds and use-after-free, uninitialised reads, races
+// within a block's barrier interval and between blocks, and the trace.
+//
+// Only reached when detail::access_hooks_on is set (a check or a recording is
+// on); with everything off a traced access is a plain load or store.
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+
+#include "block_run.hpp"
+#include "cudalab/emu/shared_array.hpp"
+
+namespace cudalab::emu::detail {
+
+bool access_hooks_on = true;
+
+namespace {
+
+Allocation& shared_sentinel() {
+  static Allocation a;
+  return a;
+}
+
+std::string hex(std::uintptr_t v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%" PRIxPTR, v);
+  return buffer;
+}
+
+const char* kind_word(unsigned flags) {
+  if (flags & kAtomic) return "atomic";
+  return (flags & kWrite) ? "write" : "read";
+}
+
+// Fills in what every access report says: kernel, thread, address, allocation.
+Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const void* address,
+                     std::size_t bytes, unsigned flags, const std::source_location& site) {
+  Report r;
+  r.kind = kind;
+  r.kernel = run.launch->name;
+  r.where = thread_id_of(run.info, current_thread->linear);
+  r.address = reinterpret_cast<std::uintptr_t>(address);
+  r.access_bytes = bytes;
+  r.is_write = (flags & kWrite) != 0;
+  if (a && !a->is_shared_space) {
+    r.allocation_base = a->base;
+    r.allocation_bytes = a->bytes;
+  }
+  r.file = site.file_name();
+  r.line = site.line();
+  return r;
+}
+
+bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
+                  unsigned flags, const std::source_location& site) {
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  std::ostringstream what;
+  ReportKind kind;
+  if (!a) {
+    kind = ReportKind::invalid_pointer;
+    what << "Invalid " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
+         << ": the pointer is not inside any cudaMalloc allocation (a host pointer?)";
+  } else if (a->freed.load(std::memory_order_relaxed)) {
+    kind = ReportKind::use_after_free;
+    what << "Use after free: " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
+         << ", offset " << static_cast<long long>(p - a->base) << " of allocation " << hex(a->base)
+         << " (" << a->bytes << " bytes), which was freed with cudaFree";
+  } else if (p < a->base || p + bytes > a->base + a->bytes) {
+    kind = ReportKind::out_of_bounds;
+    what << "Out-of-bounds " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
+         << ": ";
+    if (p < a->base) {
+      what << a->base - p << " bytes before";
+    } else {
+      what << p + bytes - (a->base + a->bytes) << " bytes after the end of";
+    }
+    what << " allocation " << hex(a->base) << " (" << a->bytes << " bytes, element index "
+         << static_cast<long long>(
+                (static_cast<std::intptr_t>(p) - static_cast<std::intptr_t>(a->base)) /
+                static_cast<std::intptr_t>(bytes ? bytes : 1))
+         << ")";
+  } else {
+    return true;
+  }
+  Report r = access_report(run, kind, a, address, bytes, flags, site);
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaErrorIllegalAddress, &site);
+  return false;
+}
+
+void check_initialised(BlockRun& run, Allocation& a, const void* address, std::size_t bytes,
+                       unsigned flags, const std::source_location& site) {
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  const std::uint8_t* init = a.initialised.get();
+  if (!init) return;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    if (!std::atomic_ref<const std::uint8_t>(init[p - a.base + i])
+             .load(std::memory_order_relaxed)) {
+      Report r =
+          access_report(run, ReportKind::uninitialized_read, &a, address, bytes, flags, site);
+      std::ostringstream what;
+      what << "Uninitialised read of " << bytes << " bytes at " << hex(p) << " (offset "
+           << p - a.base << " of allocation " << hex(a.base)
+           << "): nothing wrote this memory since cudaMalloc (no kernel store, cudaMemset or "
+              "cudaMemcpy)";
+      r.message = what.str();
+      run.launch->report(std::move(r), cudaSuccess, &site);
+      return;
+    }
+  }
+}
+
+// Two accesses of one block are ordered if a barrier separates them, or if
+// both lanes are in one warp and a warp collective completed in between.
+bool ordered(const BlockRun& run, unsigned other, std::uint32_t other_syncs) {
+  const ThreadState& me = *current_thread;
+  if (run.threads[other].warp != me.warp) return false;
+  return run.warps[me.warp].syncs != other_syncs;
+}
+
+void check_intra_block_race(BlockRun& run, const Allocation* a, const void* address,
+                            std::size_t bytes, unsigned flags, const std::source_location& site) {
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  const unsigned me = current_thread->linear;
+  const std::uint16_t me1 = static_cast<std::uint16_t>(me + 1);
+  const std::uint32_t syncs = run.warps[current_thread->warp].syncs;
+  for (std::uintptr_t word = p & ~std::uintptr_t{3}; word < p + bytes; word += 4) {
+    // The bytes of this word that the access covers.
+    std::uint8_t mask = 0;
+    for (unsigned b = 0; b < 4; ++b) {
+      if (word + b >= p && word + b < p + bytes) mask |= static_cast<std::uint8_t>(1u << b);
+    }
+    WordShadow& w = run.shadow[word];
+    if (w.epoch != run.epoch) {
+      w = WordShadow{};
+      w.epoch = run.epoch;
+    }
+    auto conflicts = [&](const WordShadow::Access& a) {
+      return a.thread && a.thread != me1 && (a.mask & mask) &&
+             !ordered(run, a.thread - 1u, a.warp_syncs);
+    };
+    const char* conflict = nullptr;
+    const WordShadow::Access* other = nullptr;
+    if (conflicts(w.writer)) {
+      conflict = (flags & kWrite) ? "write-after-write" : "read-after-write";
+      other = &w.writer;
+    } else if (flags & kWrite) {
+      for (const auto& r : w.readers) {
+        if (conflicts(r)) {
+          conflict = "write-after-read";
+          other = &r;
+          break;
+        }
+      }
+    }
+    if (conflict) {
+      Report r = access_report(run, ReportKind::intra_block_race, a, address, bytes, flags, site);
+      std::ostringstream what;
+      const uint3 t = run.threads[other->thread - 1u].thread_idx;
+      what << "Race (" << conflict << ") on " << ((flags & kShared) ? "shared" : "global")
+           << " memory " << hex(word) << ": this " << kind_word(flags) << " at "
+           << format_site(site) << " and thread (" << t.x << "," << t.y << "," << t.z
+           << ")'s access at " << format_site(other->site)
+           << " fall in the same barrier interval (a __syncthreads() is missing between them)";
+      r.message = what.str();
+      run.launch->report(std::move(r), cudaSuccess, &site);
+    }
+    const WordShadow::Access mine{me1, mask, syncs, site};
+    if (flags & kWrite) {
+      if (w.writer.thread == me1) mask |= w.writer.mask;
+      w.writer = mine;
+      w.writer.mask = mask;
+    } else if (w.readers[0].thread == 0 || w.readers[0].thread == me1) {
+      w.readers[0] = mine;
+    } else {
+      w.readers[1] = mine;
+    }
+  }
+}
+
+void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, std::size_t bytes,
+                            unsigned flags, const std::source_location& site) {
+  // Word granularity: sub-word stores (half, char) by neighbouring blocks
+  // would share a word without racing, so they are not checked.
+  if (bytes < 4) return;
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  std::atomic<std::uint64_t>* shadow = a.writer_shadow();
+  const std::uint64_t mine = (run.launch->id << 40) | (run.info.block_linear + 1);
+  for (std::uintptr_t word = p & ~std::uintptr_t{3}; word < p + bytes; word += 4) {
+    std::uint64_t old = shadow[(word - a.base) / 4].exchange(mine, std::memory_order_relaxed);
+    if (old != 0 && old != mine && (old >> 40) == (mine >> 40)) {
+      const std::uint64_t other_block = (old & ((std::uint64_t{1} << 40) - 1)) - 1;
+      Report r = access_report(run, ReportKind::inter_block_race, &a, address, bytes, flags, site);
+      const dim3 g = run.info.grid_dim;
+      std::ostringstream what;
+      what << "Race between blocks: block (" << other_block % g.x << "," << other_block / g.x % g.y
+           << "," << other_block / (std::uint64_t{g.x} * g.y) << ") and this block both wrote "
+           << hex(word) << " (offset " << word - a.base << " of allocation " << hex(a.base)
+           << ") without atomics; the result depends on which block runs last";
+      r.message = what.str();
+      run.launch->report(std::move(r), cudaSuccess, &site);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+bool on_access(const Allocation* allocation, const void* address, std::size_t bytes, unsigned flags,
+               const std::source_location& site) noexcept {
+  BlockRun* run = current_thread->run;
+  if (!run) return true;  // host code using a global_ptr: nothing to check
+  const Checks& checks = run->launch->options.checks;
+  const bool shared = allocation && allocation->is_shared_space;
+  if (shared) flags |= kShared;
+  if (!shared && checks.bounds && !check_bounds(*run, allocation, address, bytes, flags, site)) {
+    return false;
+  }
+  if (!shared && allocation && !allocation->freed.load(std::memory_order_relaxed)) {
+    auto& a = const_cast<Allocation&>(*allocation);
+    if (checks.uninitialized && (flags & kRead) && !(flags & kAtomic)) {
+      check_initialised(*run, a, address, bytes, flags, site);
+    }
+    if (flags & kWrite) a.mark_initialised(reinterpret_cast<std::uintptr_t>(address), bytes);
+    if (checks.races && (flags & kWrite) && !(flags & kAtomic)) {
+      check_inter_block_race(*run, a, address, bytes, flags, site);
+    }
+  }
+  if (checks.races && !(flags & kAtomic)) {
+    check_intra_block_race(*run, allocation, address, bytes, flags, site);
+  }
+  if (run->launch->recording) {
+    run->trace.push_back(RawAccess{reinterpret_cast<std::uint64_t>(address), site,
+                                   static_cast<std::uint16_t>(current_thread->linear),
+                                   static_cast<std::uint8_t>(bytes),
+                                   static_cast<std::uint8_t>(flags)});
+  }
+  return true;
+}
+
+const Allocation* find_allocation(const void* p) noexcept { return find_live(p, 1); }
+
+const Allocation* shared_space() noexcept {
+  Allocation& a = shared_sentinel();
+  a.is_shared_space = true;
+  return &a;
+}
+
+bool on_shared_index(std::ptrdiff_t index, std::size_t extent, std::size_t element_bytes,
+                     const void* array_base, const std::source_location& site) noexcept {
+  BlockRun* run = current_thread->run;
+  if (!run || !run->launch->options.checks.bounds) return true;
+  Report r;
+  r.kind = ReportKind::out_of_bounds;
+  r.kernel = run->launch->name;
+  r.where = thread_id_of(run->info, current_thread->linear);
+  r.address = reinterpret_cast<std::uintptr_t>(array_base) +
+              static_cast<std::uintptr_t>(index) * element_bytes;
+  r.access_bytes = element_bytes;
+  r.file = site.file_name();
+  r.line = site.line();
+  r.message = "Out-of-bounds shared memory index " + std::to_string(index) +
+              " into a dimension of extent " + std::to_string(extent) + " at " + format_site(site);
+  run->launch->report(std::move(r), cudaErrorIllegalAddress, &site);
+  return false;
+}
+
+}  // namespace cudalab::emu::detail
+
+namespace cudalab::emu {
+
+std::atomic<std::uint64_t>* Allocation::writer_shadow() {
+  std::atomic<std::uint64_t>* s = last_writer.load(std::memory_order_acquire);
+  if (s) return s;
+  auto* made = new std::atomic<std::uint64_t>[(bytes + 3) / 4]();
+  if (last_writer.compare_exchange_strong(s, made, std::memory_order_acq_rel)) return made;
+  delete[] made;
+  return s;
+}
+
+void Allocation::mark_initialised(std::uintptr_t address, std::size_t n) noexcept {
+  std::uint8_t* init = initialised.get();
+  if (!init) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::atomic_ref<std::uint8_t>(init[address - base + i]).store(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace cudalab::emu

@@ -1,0 +1,472 @@
+// Running a launch: blocks spread over a pool of host worker threads; within
+// a block each CUDA thread runs on a fiber (Boost.Context's fcontext).
+//
+// Why it is cheap when nothing synchronises: a fiber does not belong to one
+// CUDA thread. It runs thread after thread of its block until one of them
+// blocks (a barrier or a warp collective); only then does the scheduler start
+// another fiber for the threads not yet started. A barrier-free kernel thus
+// runs a whole block on one fiber, one plain function call per CUDA thread.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "block_run.hpp"
+#include "cudalab/emu/launch.hpp"
+#include "cudalab/emu/runtime.hpp"
+
+namespace cudalab::emu::detail {
+
+namespace {
+ThreadState host_placeholder_thread{};
+BlockInfo host_placeholder_block{};
+struct HostPlaceholderInit {
+  HostPlaceholderInit() { host_placeholder_thread.block = &host_placeholder_block; }
+} host_placeholder_init;
+}  // namespace
+
+__thread ThreadState* current_thread = &host_placeholder_thread;
+
+namespace {
+
+constexpr std::size_t kStackBytes = 256 * 1024;
+
+// Stacks are reused from block to block (and launch to launch) by their worker.
+class StackPool {
+ public:
+  ~StackPool() {
+    for (Stack& s : free_) munmap(s.base, s.bytes);
+  }
+  Stack take() {
+    if (!free_.empty()) {
+      Stack s = free_.back();
+      free_.pop_back();
+      return s;
+    }
+    std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* base = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) throw std::bad_alloc();
+    mprotect(base, page, PROT_NONE);  // overflow faults instead of corrupting
+    return {base, kStackBytes};
+  }
+  void give_back(Stack s) { free_.push_back(s); }
+
+ private:
+  std::vector<Stack> free_;
+};
+
+struct Worker {
+  StackPool stacks;
+  BlockRun run;
+  std::vector<Fiber*> spare_fibers;
+  std::vector<unsigned char> dynamic_shared;
+};
+
+thread_local Worker worker;
+
+Fiber* new_fiber() {
+  Fiber* f;
+  if (!worker.spare_fibers.empty()) {
+    f = worker.spare_fibers.back();
+    worker.spare_fibers.pop_back();
+  } else {
+    f = new Fiber;
+    f->stack = worker.stacks.take();
+  }
+  f->finished = false;
+  f->context = ctx::make_fcontext(f->stack.top(), f->stack.bytes - 4096, &fiber_main);
+  return f;
+}
+
+}  // namespace
+
+BlockRun& this_worker_block() { return worker.run; }
+
+void fiber_main(ctx::transfer_t t) {
+  auto* run = static_cast<BlockRun*>(t.data);
+  run->scheduler = t.fctx;
+  Fiber* self = run->running;
+  run->fiber_loop(self);
+  self->finished = true;
+  ctx::jump_fcontext(run->scheduler, self);  // never resumed
+}
+
+void BlockRun::fiber_loop(Fiber* self) {
+  while (next_unstarted < thread_count && !failed) {
+    unsigned t = next_unstarted++;
+    extra[t].fiber = self;
+    current_thread = &threads[t];
+    try {
+      launch->body(launch->context);
+    } catch (const std::exception& e) {
+      report(ReportKind::kernel_exception, t,
+             std::string("a C++ exception escaped the kernel: ") + e.what(), nullptr,
+             cudaErrorLaunchFailure);
+    } catch (...) {
+      report(ReportKind::kernel_exception, t, "a C++ exception escaped the kernel", nullptr,
+             cudaErrorLaunchFailure);
+    }
+    thread_exited(t);
+  }
+}
+
+void BlockRun::thread_exited(unsigned t) {
+  extra[t].waiting = Waiting::exited;
+  ++exited;
+  warps[threads[t].warp].exited |= 1u << threads[t].lane;
+}
+
+void BlockRun::park() {
+  Fiber* self = running;
+  ThreadState* me = current_thread;
+  ctx::transfer_t t = ctx::jump_fcontext(scheduler, self);
+  scheduler = t.fctx;
+  current_thread = me;
+}
+
+void BlockRun::make_ready(unsigned t) {
+  extra[t].waiting = Waiting::no;
+  ready.push_back(extra[t].fiber);
+}
+
+void BlockRun::execute() {
+  for (;;) {
+    Fiber* f;
+    if (failed) break;
+    if (!ready.empty()) {
+      f = ready.front();
+      ready.pop_front();
+    } else if (next_unstarted < thread_count) {
+      f = new_fiber();
+      fibers.push_back(f);
+    } else {
+      break;
+    }
+    running = f;
+    ctx::transfer_t t = ctx::jump_fcontext(f->context, this);
+    static_cast<Fiber*>(t.data)->context = t.fctx;
+  }
+  if (exited < thread_count && !failed) report_deadlock();
+  current_thread = &host_placeholder_thread;
+  // Fibers of threads that never finished are abandoned: their stacks are
+  // reused, the objects on them are not destroyed (kernels hold plain data).
+  for (Fiber* f : fibers) worker.spare_fibers.push_back(f);
+  fibers.clear();
+  ready.clear();
+}
+
+int BlockRun::barrier(int predicate, const std::source_location& site) {
+  unsigned me = current_thread->linear;
+  if (barrier_arrived == 0) {
+    barrier_site = site;
+    barrier_sites_differ = false;
+    barrier_count = 0;
+  } else if (!(SiteKey::of(site) == SiteKey::of(barrier_site))) {
+    barrier_sites_differ = true;
+  }
+  barrier_count += predicate != 0;
+  extra[me].wait_site = site;
+  if (++barrier_arrived < thread_count) {
+    extra[me].waiting = Waiting::barrier;
+    park();
+    return static_cast<int>(extra[me].result);
+  }
+  // Everyone is here: release the barrier.
+  if (barrier_sites_differ) {
+    std::ostringstream what;
+    what << "the threads of the block reached different __syncthreads() calls: "
+         << format_site(barrier_site) << " and " << format_site(site);
+    report(ReportKind::divergent_barrier, me, what.str(), &site, cudaErrorLaunchFailure);
+  }
+  barrier_arrived = 0;
+  ++epoch;
+  for (unsigned t = 0; t < thread_count; ++t) {
+    if (extra[t].waiting == Waiting::barrier) {
+      extra[t].result = static_cast<std::uint64_t>(barrier_count);
+      make_ready(t);
+    }
+  }
+  return barrier_count;
+}
+
+namespace {
+
+std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids) {
+  std::ostringstream s;
+  std::size_t shown = std::min<std::size_t>(ids.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const uint3& t = run.threads[ids[i]].thread_idx;
+    s << (i ? ", " : "") << "(" << t.x << "," << t.y << "," << t.z << ")";
+  }
+  if (ids.size() > shown) s << " and " << ids.size() - shown << " more";
+  return s.str();
+}
+
+}  // namespace
+
+void BlockRun::report_deadlock() {
+  std::vector<unsigned> at_barrier, at_warp, gone;
+  for (unsigned t = 0; t < thread_count; ++t) {
+    switch (extra[t].waiting) {
+      case Waiting::barrier:
+        at_barrier.push_back(t);
+        break;
+      case Waiting::warp:
+        at_warp.push_back(t);
+        break;
+      case Waiting::exited:
+        gone.push_back(t);
+        break;
+      case Waiting::no:
+        break;
+    }
+  }
+  std::ostringstream what;
+  if (!at_barrier.empty()) {
+    unsigned first = at_barrier.front();
+    what << at_barrier.size() << " thread(s) " << thread_list(*this, at_barrier)
+         << " wait at __syncthreads() " << format_site(extra[first].wait_site);
+    if (!gone.empty()) {
+      what << " that " << gone.size() << " thread(s) " << thread_list(*this, gone)
+           << " never reach (they exited)";
+    }
+    if (!at_warp.empty()) {
+      what << "; " << at_warp.size() << " thread(s) " << thread_list(*this, at_warp)
+           << " wait in a warp collective " << format_site(extra[at_warp.front()].wait_site);
+    }
+    what << ". A barrier must be reached by every thread of the block.";
+    report(ReportKind::divergent_barrier, first, what.str(), &extra[first].wait_site,
+           cudaErrorLaunchFailure);
+  } else if (!at_warp.empty()) {
+    unsigned first = at_warp.front();
+    what << at_warp.size() << " lane(s) " << thread_list(*this, at_warp)
+         << " wait in a warp collective at " << format_site(extra[first].wait_site)
+         << " for lanes named in its mask that never arrive";
+    if (!gone.empty()) what << " (" << thread_list(*this, gone) << " exited)";
+    what << ".";
+    report(ReportKind::warp_collective, first, what.str(), &extra[first].wait_site,
+           cudaErrorLaunchFailure);
+  }
+  failed = true;
+}
+
+void BlockRun::report(ReportKind kind, unsigned thread, std::string message,
+                      const std::source_location* site, cudaError_t fault) {
+  Report r;
+  r.kind = kind;
+  r.kernel = launch->name;
+  r.where = thread_id_of(info, thread);
+  r.message = std::move(message);
+  if (site) {
+    r.file = site->file_name();
+    r.line = site->line();
+  }
+  launch->report(std::move(r), fault, site);
+}
+
+// ---- the worker pool ---------------------------------------------------------------
+
+namespace {
+
+class Pool {
+ public:
+  explicit Pool(unsigned workers) {
+    for (unsigned i = 1; i < workers; ++i) threads_.emplace_back([this] { serve(); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  unsigned size() const { return static_cast<unsigned>(threads_.size()) + 1; }
+
+  // Runs job on every worker (the caller is one of them) and waits.
+  void run(const std::function<void()>& job) {
+    {
+      std::lock_guard lock(mutex_);
+      job_ = &job;
+      busy_ = static_cast<unsigned>(threads_.size());
+      ++generation_;
+    }
+    wake_.notify_all();
+    job();
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void serve() {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void()>* job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+        job = job_;
+      }
+      (*job)();
+      std::lock_guard lock(mutex_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void()>* job_ = nullptr;
+  std::uint64_t generation_ = 0;
+  unsigned busy_ = 0;
+  bool stopping_ = false;
+};
+
+unsigned wanted_workers() {
+  unsigned n = current_options().workers;
+  if (n == 0) {
+    if (const char* env = std::getenv("CUDALAB_EMU_WORKERS")) n = std::atoi(env);
+  }
+  if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
+
+Pool& pool() {
+  static std::unique_ptr<Pool> p;
+  unsigned n = wanted_workers();
+  if (!p || p->size() != n) {
+    p.reset();
+    p = std::make_unique<Pool>(n);
+  }
+  return *p;
+}
+
+std::atomic<std::uint64_t> launch_counter{0};
+
+void run_block(LaunchState& launch, std::uint64_t linear) {
+  BlockRun& run = worker.run;
+  const dim3 g = launch.grid, b = launch.block;
+  run.launch = &launch;
+  run.info.grid_dim = g;
+  run.info.block_dim = b;
+  run.info.block_linear = linear;
+  run.info.block_idx =
+      uint3{static_cast<unsigned>(linear % g.x), static_cast<unsigned>(linear / g.x % g.y),
+            static_cast<unsigned>(linear / (std::uint64_t{g.x} * g.y))};
+  unsigned n = launch.threads_per_block;
+  static thread_local dim3 laid_out{0, 0, 0};
+  if (laid_out.x != b.x || laid_out.y != b.y || laid_out.z != b.z) {
+    laid_out = b;
+    run.threads.resize(n);
+    run.extra.resize(n);
+    for (unsigned t = 0; t < n; ++t) {
+      ThreadState& s = run.threads[t];
+      s.thread_idx = uint3{t % b.x, t / b.x % b.y, t / (b.x * b.y)};
+      s.linear = t;
+      s.warp = t / 32;
+      s.lane = t % 32;
+    }
+    run.thread_count = n;
+  }
+  for (unsigned t = 0; t < n; ++t) {
+    run.threads[t].block = &run.info;
+    run.threads[t].run = &run;
+    run.extra[t] = ThreadExtra{};
+  }
+  unsigned warp_count = (n + 31) / 32;
+  run.warps.assign(warp_count, WarpState{});
+  for (unsigned w = 0; w < warp_count; ++w) {
+    unsigned lanes = std::min(32u, n - w * 32);
+    run.warps[w].existing = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+  }
+  run.next_unstarted = 0;
+  run.exited = 0;
+  run.failed = false;
+  run.barrier_arrived = 0;
+  run.epoch = 1;
+  run.shadow.clear();
+  run.trace.clear();
+  if (launch.shared_bytes > 0) {
+    if (worker.dynamic_shared.size() < launch.shared_bytes + 128) {
+      worker.dynamic_shared.resize(launch.shared_bytes + 128);
+    }
+    auto raw = reinterpret_cast<std::uintptr_t>(worker.dynamic_shared.data());
+    run.dynamic_shared = reinterpret_cast<void*>((raw + 127) & ~std::uintptr_t{127});
+  } else {
+    run.dynamic_shared = nullptr;
+  }
+  run.execute();
+  if (launch.recording) analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
+}
+
+}  // namespace
+
+void run_launch_state(LaunchState& launch) {
+  std::atomic<std::uint64_t> next{0};
+  // Blocks are handed out in small chunks to keep the counter off the hot path.
+  const std::uint64_t chunk = std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(64, launch.total_blocks / (8 * pool().size() + 1)));
+  std::function<void()> job = [&] {
+    for (;;) {
+      std::uint64_t first = next.fetch_add(chunk, std::memory_order_relaxed);
+      if (first >= launch.total_blocks) break;
+      std::uint64_t last = std::min(launch.total_blocks, first + chunk);
+      for (std::uint64_t b = first; b < last; ++b) run_block(launch, b);
+    }
+  };
+  pool().run(job);
+}
+
+std::uint64_t next_launch_id() { return ++launch_counter; }
+
+bool validate_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream) {
+  if (!is_default_stream(stream)) {
+    set_last_error(cudaErrorInvalidResourceHandle);
+    return false;
+  }
+  std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
+  bool ok = block.x >= 1 && block.y >= 1 && block.z >= 1 && block.x <= 1024 && block.y <= 1024 &&
+            block.z <= 64 && threads <= 1024 && grid.x >= 1 && grid.y >= 1 && grid.z >= 1 &&
+            grid.x <= 0x7fffffffu && grid.y <= 65535 && grid.z <= 65535 &&
+            shared_bytes <= kMaxDynamicSharedBytes;
+  if (!ok) set_last_error(cudaErrorInvalidConfiguration);
+  return ok;
+}
+
+int block_barrier(int predicate, const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run) return predicate != 0;  // host code: nothing to wait for
+  return run->barrier(predicate, site);
+}
+
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int argument,
+                              int width, const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run) return value;
+  return run->collective(op, mask, value, argument, width, site);
+}
+
+unsigned active_lanes() noexcept {
+  BlockRun* run = current_thread->run;
+  if (!run) return 1u;
+  const WarpState& w = run->warps[current_thread->warp];
+  return w.existing & ~w.exited;
+}
+
+}  // namespace cudalab::emu::detail
+
+namespace cudalab::emu {
+void* dynamic_shared_memory() noexcept {
+  detail::BlockRun* run = detail::current_thread->run;
+  return run ? run->dynamic_shared : nullptr;
+}
+}  // namespace cudalab::emu

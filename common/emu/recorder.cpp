@@ -1,0 +1,342 @@
+// Options, the launch's life (set up, run, fold into a LaunchRecord), reports
+// and the Recording that keeps the records.
+#include "cudalab/emu/recorder.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "cudalab/emu/global_ptr.hpp"
+#include "cudalab/emu/launch.hpp"
+#include "cudalab/emu/runtime.hpp"
+#include "engine.hpp"
+
+namespace cudalab::emu {
+
+namespace detail {
+
+void run_launch_state(LaunchState& launch);  // engine.cpp
+std::uint64_t next_launch_id();              // engine.cpp
+
+struct RecordingAccess {
+  static std::vector<LaunchRecord>& launches(Recording& r) { return r.launches_; }
+};
+
+namespace {
+Options global_options;
+Recording* active_recording = nullptr;
+
+void update_hooks() {
+  const Checks& c = global_options.checks;
+  access_hooks_on = c.bounds || c.races || c.uninitialized || active_recording != nullptr;
+}
+}  // namespace
+
+const Options& current_options() noexcept { return global_options; }
+
+std::string format_site(const std::source_location& s) {
+  std::string file = s.file_name();
+  // The last two path components are enough to find the line.
+  std::size_t cut = file.rfind('/');
+  if (cut != std::string::npos && cut > 0) {
+    std::size_t before = file.rfind('/', cut - 1);
+    if (before != std::string::npos) file = file.substr(before + 1);
+  }
+  return file + ":" + std::to_string(s.line());
+}
+
+ThreadId thread_id_of(const BlockInfo& block, unsigned linear_thread) {
+  const dim3 b = block.block_dim;
+  ThreadId id;
+  id.block = dim3(block.block_idx.x, block.block_idx.y, block.block_idx.z);
+  id.thread = dim3(linear_thread % b.x, linear_thread / b.x % b.y, linear_thread / (b.x * b.y));
+  return id;
+}
+
+void LaunchState::report(Report r, cudaError_t fault, const std::source_location* site) {
+  std::lock_guard lock(mutex);
+  if (fault != cudaSuccess && error == cudaSuccess) error = fault;
+  // One report per kind and source line: a bug in a kernel fires in every
+  // thread, and the first instance is the useful one.
+  auto key = std::make_tuple(static_cast<int>(r.kind), std::string(site ? site->file_name() : ""),
+                             site ? site->line() : 0u, site ? site->column() : 0u);
+  if (!reported.insert(key).second) return;
+  if (reports.size() >= options.max_reports_per_launch) {
+    ++reports_suppressed;
+    return;
+  }
+  if (options.print_reports) std::cerr << r.to_string() << std::flush;
+  reports.push_back(std::move(r));
+}
+
+std::uint32_t LaunchState::site_id(const std::source_location& s) {
+  // Called with `mutex` held.
+  SiteKey key = SiteKey::of(s);
+  auto it = site_ids.find(key);
+  if (it != site_ids.end()) return it->second;
+  auto id = static_cast<std::uint32_t>(sites.size());
+  sites.push_back(Site{id, s.file_name(), s.line(), s.column(), s.function_name()});
+  site_ids.emplace(key, id);
+  return id;
+}
+
+void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
+                void (*body)(void*), void* context) {
+  LaunchState launch;
+  launch.kernel = kernel;
+  launch.name = kernel_name(kernel);
+  launch.grid = grid;
+  launch.block = block;
+  launch.shared_bytes = shared_bytes;
+  launch.body = body;
+  launch.context = context;
+  launch.id = next_launch_id();
+  launch.options = global_options;
+  launch.recording = active_recording != nullptr;
+  launch.total_blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  launch.threads_per_block = block.x * block.y * block.z;
+
+  run_launch_state(launch);
+
+  if (launch.error != cudaSuccess) set_pending_fault(launch.error);
+  if (!active_recording) return;
+
+  LaunchRecord record;
+  auto& launches = RecordingAccess::launches(*active_recording);
+  record.index = launches.size();
+  record.kernel = launch.name;
+  record.grid = grid;
+  record.block = block;
+  record.shared_bytes = shared_bytes;
+  record.sites = std::move(launch.sites);
+  std::sort(launch.traces.begin(), launch.traces.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [b, accesses] : launch.traces) {
+    record.accesses.insert(record.accesses.end(), accesses.begin(), accesses.end());
+  }
+  record.accesses_seen = launch.accesses_seen;
+  record.accesses_truncated = launch.accesses_kept < launch.accesses_seen;
+  record.allocations = live_allocations();
+  std::sort(launch.reports.begin(), launch.reports.end(), [](const Report& a, const Report& b) {
+    auto key = [](const Report& r) {
+      return std::make_tuple(static_cast<int>(r.kind), r.where.block.z, r.where.block.y,
+                             r.where.block.x, r.where.thread.z, r.where.thread.y, r.where.thread.x);
+    };
+    return key(a) < key(b);
+  });
+  record.reports = std::move(launch.reports);
+  record.reports_suppressed = launch.reports_suppressed;
+  record.error = launch.error;
+  for (auto& [site, s] : launch.stats) {
+    record.coalescing.loads.merge(s.loads);
+    record.coalescing.stores.merge(s.stores);
+    if (s.loads.requests || s.stores.requests) {
+      record.coalescing.per_site.push_back({site, s.loads, s.stores});
+    }
+    record.bank_conflicts.loads.merge(s.shared_loads);
+    record.bank_conflicts.stores.merge(s.shared_stores);
+    if (s.shared_loads.requests || s.shared_stores.requests) {
+      record.bank_conflicts.per_site.push_back({site, s.shared_loads, s.shared_stores});
+    }
+  }
+  auto by_site = [](const auto& a, const auto& b) { return a.site < b.site; };
+  std::sort(record.coalescing.per_site.begin(), record.coalescing.per_site.end(), by_site);
+  std::sort(record.bank_conflicts.per_site.begin(), record.bank_conflicts.per_site.end(), by_site);
+  launches.push_back(std::move(record));
+}
+
+}  // namespace detail
+
+Options options() { return detail::global_options; }
+
+void set_options(const Options& o) {
+  detail::global_options = o;
+  detail::update_hooks();
+}
+
+// ---- reports --------------------------------------------------------------------------
+
+const char* to_string(ReportKind kind) {
+  switch (kind) {
+    case ReportKind::out_of_bounds:
+      return "out_of_bounds";
+    case ReportKind::use_after_free:
+      return "use_after_free";
+    case ReportKind::invalid_pointer:
+      return "invalid_pointer";
+    case ReportKind::intra_block_race:
+      return "intra_block_race";
+    case ReportKind::inter_block_race:
+      return "inter_block_race";
+    case ReportKind::uninitialized_read:
+      return "uninitialized_read";
+    case ReportKind::divergent_barrier:
+      return "divergent_barrier";
+    case ReportKind::warp_collective:
+      return "warp_collective";
+    case ReportKind::kernel_exception:
+      return "kernel_exception";
+  }
+  return "unknown";
+}
+
+std::string ThreadId::to_string() const {
+  std::ostringstream s;
+  s << "block (" << block.x << "," << block.y << "," << block.z << ") thread (" << thread.x << ","
+    << thread.y << "," << thread.z << ")";
+  return s.str();
+}
+
+std::string Report::to_string() const {
+  std::ostringstream s;
+  const char* prefix = "========= ";
+  s << prefix << message << "\n";
+  s << prefix << "    kind " << cudalab::emu::to_string(kind) << ", kernel " << kernel << "\n";
+  if (!file.empty()) s << prefix << "    at " << file << ":" << line << "\n";
+  s << prefix << "    by " << where.to_string() << "\n";
+  if (allocation_base) {
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer,
+                  "address 0x%" PRIxPTR " in allocation 0x%" PRIxPTR " (%zu bytes)", address,
+                  allocation_base, allocation_bytes);
+    s << prefix << "    " << buffer << "\n";
+  }
+  return s.str();
+}
+
+// ---- records ----------------------------------------------------------------------------
+
+double SectorStats::sectors_per_request() const {
+  return requests ? static_cast<double>(sectors) / static_cast<double>(requests) : 0.0;
+}
+double SectorStats::lines_per_request() const {
+  return requests ? static_cast<double>(lines) / static_cast<double>(requests) : 0.0;
+}
+double SectorStats::efficiency() const {
+  return sectors ? static_cast<double>(bytes_requested) / (32.0 * static_cast<double>(sectors))
+                 : 0.0;
+}
+void SectorStats::merge(const SectorStats& o) {
+  requests += o.requests;
+  sectors += o.sectors;
+  lines += o.lines;
+  bytes_requested += o.bytes_requested;
+  if (sectors_histogram.size() < o.sectors_histogram.size()) {
+    sectors_histogram.resize(o.sectors_histogram.size());
+  }
+  for (std::size_t i = 0; i < o.sectors_histogram.size(); ++i) {
+    sectors_histogram[i] += o.sectors_histogram[i];
+  }
+}
+
+double BankStats::ways_per_request() const {
+  return requests ? static_cast<double>(wavefronts) / static_cast<double>(requests) : 0.0;
+}
+void BankStats::merge(const BankStats& o) {
+  requests += o.requests;
+  wavefronts += o.wavefronts;
+  max_ways = std::max(max_ways, o.max_ways);
+  if (ways_histogram.size() < o.ways_histogram.size())
+    ways_histogram.resize(o.ways_histogram.size());
+  for (std::size_t i = 0; i < o.ways_histogram.size(); ++i)
+    ways_histogram[i] += o.ways_histogram[i];
+}
+
+dim3 LaunchRecord::block_index(std::uint32_t linear) const {
+  return dim3(linear % grid.x, linear / grid.x % grid.y, linear / (grid.x * grid.y));
+}
+dim3 LaunchRecord::thread_index(std::uint32_t linear) const {
+  return dim3(linear % block.x, linear / block.x % block.y, linear / (block.x * block.y));
+}
+const Site* LaunchRecord::find_site(std::uint32_t id) const {
+  return id < sites.size() ? &sites[id] : nullptr;
+}
+
+// ---- coverage ---------------------------------------------------------------------------
+
+std::size_t Coverage::unwritten() const {
+  return static_cast<std::size_t>(
+      std::count_if(elements.begin(), elements.end(), [](const auto& e) { return e.writes == 0; }));
+}
+std::size_t Coverage::written_twice() const {
+  return static_cast<std::size_t>(
+      std::count_if(elements.begin(), elements.end(), [](const auto& e) { return e.writes > 1; }));
+}
+std::string Coverage::describe(std::size_t i) const {
+  std::ostringstream s;
+  if (i >= elements.size()) return "element " + std::to_string(i) + " is outside the coverage";
+  const ElementCoverage& e = elements[i];
+  s << "element " << i << " written " << e.writes << (e.writes == 1 ? " time" : " times");
+  for (std::uint32_t w = 0; w < std::min<std::uint32_t>(e.writes, 2); ++w) {
+    s << (w ? " / " : ": ") << e.writers[w].to_string();
+  }
+  if (e.writes > 2) s << " / ...";
+  return s.str();
+}
+
+Coverage coverage(const LaunchRecord& launch, const void* base, std::size_t element_bytes,
+                  std::size_t count) {
+  Coverage c;
+  c.elements.resize(count);
+  c.complete = !launch.accesses_truncated;
+  const auto first = reinterpret_cast<std::uintptr_t>(base);
+  const std::uintptr_t end = first + element_bytes * count;
+  for (const AccessRecord& a : launch.accesses) {
+    if (!a.is_write() || a.is_shared() || a.address < first || a.address >= end) continue;
+    ElementCoverage& e = c.elements[(a.address - first) / element_bytes];
+    if (e.writes < 2) {
+      e.writers[e.writes] = ThreadId{launch.block_index(a.block), launch.thread_index(a.thread)};
+    }
+    ++e.writes;
+  }
+  return c;
+}
+
+// ---- recording ----------------------------------------------------------------------------
+
+Recording::Recording() {
+  if (detail::active_recording) {
+    throw std::logic_error("cudalab::emu::Recording: another Recording is already alive");
+  }
+  detail::active_recording = this;
+  detail::update_hooks();
+}
+
+Recording::~Recording() {
+  detail::active_recording = nullptr;
+  detail::update_hooks();
+}
+
+const std::vector<LaunchRecord>& Recording::launches() const { return launches_; }
+
+const LaunchRecord& Recording::last() const {
+  if (launches_.empty()) {
+    throw std::logic_error(
+        "cudalab::emu::Recording::last(): no kernel was launched while recording");
+  }
+  return launches_.back();
+}
+
+std::vector<Report> Recording::reports() const {
+  std::vector<Report> all;
+  for (const auto& l : launches_) all.insert(all.end(), l.reports.begin(), l.reports.end());
+  return all;
+}
+
+bool Recording::clean() const {
+  return std::all_of(launches_.begin(), launches_.end(),
+                     [](const LaunchRecord& l) { return l.reports.empty(); });
+}
+
+std::string Recording::reports_text() const {
+  std::string text;
+  for (const auto& r : reports()) text += r.to_string();
+  return text.empty() ? "no reports\n" : text;
+}
+
+void Recording::clear() { launches_.clear(); }
+
+}  // namespace cudalab::emu

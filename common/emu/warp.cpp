@@ -1,0 +1,171 @@
+// Warp collectives: shuffles, votes and __syncwarp with CUDA's semantics.
+//
+// Lanes do not run in lockstep here. A collective is a rendezvous: each lane
+// named in the mask parks until the last one arrives, which computes every
+// lane's result and wakes the others. A lane that never arrives (it exited,
+// or waits somewhere else) shows up as a deadlock of the block, which the
+// scheduler reports instead of hanging.
+#include <sstream>
+
+#include "block_run.hpp"
+
+namespace cudalab::emu::detail {
+
+namespace {
+
+const char* op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::sync:
+      return "__syncwarp";
+    case WarpOp::shfl:
+      return "__shfl_sync";
+    case WarpOp::shfl_up:
+      return "__shfl_up_sync";
+    case WarpOp::shfl_down:
+      return "__shfl_down_sync";
+    case WarpOp::shfl_xor:
+      return "__shfl_xor_sync";
+    case WarpOp::ballot:
+      return "__ballot_sync";
+    case WarpOp::any:
+      return "__any_sync";
+    case WarpOp::all:
+      return "__all_sync";
+  }
+  return "?";
+}
+
+std::string hex(unsigned mask) {
+  std::ostringstream s;
+  s << "0x" << std::hex << mask;
+  return s.str();
+}
+
+}  // namespace
+
+std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value, int argument,
+                                   int width, const std::source_location& site) {
+  ThreadState* me = current_thread;
+  WarpState& warp = warps[me->warp];
+  const unsigned bit = 1u << me->lane;
+
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0) {
+    report(ReportKind::warp_collective, me->linear,
+           std::string(op_name(op)) + " with width " + std::to_string(width) +
+               ": the width must be a power of two no larger than 32",
+           &site, cudaErrorLaunchFailure);
+    width = 32;
+  }
+  if (mask & ~warp.existing) {
+    report(ReportKind::warp_collective, me->linear,
+           std::string(op_name(op)) + " mask " + hex(mask) + " names lanes " +
+               hex(mask & ~warp.existing) +
+               " that do not exist in this warp (the block has fewer threads)",
+           &site, cudaErrorLaunchFailure);
+    mask &= warp.existing;
+  }
+  if (!(mask & bit)) {
+    report(ReportKind::warp_collective, me->linear,
+           std::string(op_name(op)) + " called by lane " + std::to_string(me->lane) +
+               ", which its mask " + hex(mask) + " does not name",
+           &site, cudaErrorLaunchFailure);
+    mask |= bit;
+  }
+  if (mask & warp.exited) {
+    report(ReportKind::warp_collective, me->linear,
+           std::string(op_name(op)) + " mask " + hex(mask) + " names lanes " +
+               hex(mask & warp.exited) + " that have already exited",
+           &site, cudaErrorLaunchFailure);
+    mask &= ~warp.exited;
+  }
+
+  PendingCollective* pending = nullptr;
+  for (auto& p : warp.pending) {
+    if (p.mask == mask && !(p.arrived & bit)) {
+      pending = &p;
+      break;
+    }
+  }
+  if (!pending) {
+    warp.pending.push_back(PendingCollective{op, mask, 0, width, site, {}, {}});
+    pending = &warp.pending.back();
+  } else if (pending->op != op) {
+    report(ReportKind::warp_collective, me->linear,
+           std::string("lanes of one warp meet in different collectives: ") + op_name(op) + " at " +
+               format_site(site) + " and " + op_name(pending->op) + " at " +
+               format_site(pending->site),
+           &site, cudaErrorLaunchFailure);
+  }
+  pending->values[me->lane] = value;
+  pending->arguments[me->lane] = argument;
+  pending->arrived |= bit;
+
+  if (pending->arrived != pending->mask) {
+    extra[me->linear].waiting = Waiting::warp;
+    extra[me->linear].wait_site = site;
+    park();
+    return extra[me->linear].result;
+  }
+  complete(warp, *pending);
+  std::uint64_t mine = extra[me->linear].result;
+  warp.pending.erase(warp.pending.begin() + (pending - warp.pending.data()));
+  return mine;
+}
+
+void BlockRun::complete(WarpState& warp, PendingCollective& p) {
+  const unsigned base_thread = static_cast<unsigned>(&warp - warps.data()) * 32;
+  unsigned ballot = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if ((p.mask >> lane & 1u) && p.values[lane] != 0) ballot |= 1u << lane;
+  }
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(p.mask >> lane & 1u)) continue;
+    const unsigned w = static_cast<unsigned>(p.width);
+    const unsigned segment = lane & ~(w - 1);
+    const int arg = p.arguments[lane];
+    long source = lane;  // a lane whose source is outside keeps its own value
+    switch (p.op) {
+      case WarpOp::shfl:
+        source = segment + (static_cast<unsigned>(arg) & (w - 1));
+        break;
+      case WarpOp::shfl_up:
+        source = static_cast<long>(lane) - arg;
+        if (source < static_cast<long>(segment)) source = lane;
+        break;
+      case WarpOp::shfl_down:
+        source = static_cast<long>(lane) + arg;
+        if (source >= static_cast<long>(segment + w)) source = lane;
+        break;
+      case WarpOp::shfl_xor:
+        source = static_cast<long>(lane ^ static_cast<unsigned>(arg));
+        if (source >= static_cast<long>(segment + w)) source = lane;
+        break;
+      default:
+        break;
+    }
+    std::uint64_t result = 0;
+    switch (p.op) {
+      case WarpOp::sync:
+        break;
+      case WarpOp::ballot:
+        result = ballot;
+        break;
+      case WarpOp::any:
+        result = ballot != 0;
+        break;
+      case WarpOp::all:
+        result = ballot == p.mask;
+        break;
+      default:
+        // Reading a lane outside the mask is undefined in CUDA; the emulator
+        // returns the caller's own value.
+        result = (p.mask >> source & 1u) ? p.values[source] : p.values[lane];
+    }
+    const unsigned t = base_thread + lane;
+    extra[t].result = result;
+    if (t != current_thread->linear) make_ready(t);
+  }
+  ++warp.syncs;
+}
+
+}  // namespace cudalab::emu::detail

@@ -1,0 +1,248 @@
+// Kernels of the emulator's test suite, written against cudalab/kernel.hpp so
+// that nvcc compiles them too. Some carry planted bugs on purpose (marked
+// "PLANTED BUG"): the tests check that the emulator reports them.
+#pragma once
+
+#include <cstddef>
+
+#include "cudalab/kernel.hpp"
+
+namespace emu_tests {
+inline namespace CUDALAB_BACKEND {
+
+// The traced spelling of a __shared__ array; under nvcc a plain array.
+#if CUDALAB_GPU
+template <class T, std::size_t N, std::size_t M = 0>
+struct shared_array_of {
+  using type = T[N][M];
+};
+template <class T, std::size_t N>
+struct shared_array_of<T, N, 0> {
+  using type = T[N];
+};
+template <class T, std::size_t N, std::size_t M = 0>
+using shared_array = typename shared_array_of<T, N, M>::type;
+#else
+template <class T, std::size_t N, std::size_t M = 0>
+struct shared_array_of {
+  using type = cudalab::emu::shared_array<T, N, M>;
+};
+template <class T, std::size_t N>
+struct shared_array_of<T, N, 0> {
+  using type = cudalab::emu::shared_array<T, N>;
+};
+template <class T, std::size_t N, std::size_t M = 0>
+using shared_array = typename shared_array_of<T, N, M>::type;
+#endif
+
+// Writes, for every thread of a 3-D grid, its coordinates at its linear global index.
+__global__ void write_coordinates(cudalab::global_ptr<int4> out) {
+  unsigned bx = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  unsigned tx = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned long long i =
+      static_cast<unsigned long long>(bx) * (blockDim.x * blockDim.y * blockDim.z) + tx;
+  out[i] = int4{static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
+                static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y),
+                static_cast<int>(blockIdx.z * blockDim.z + threadIdx.z), static_cast<int>(tx)};
+}
+
+// Sum of each warp's 32 values, by a __shfl_down_sync tree; lane 0 writes it.
+__global__ void warp_sum_down(cudalab::global_ptr<const int> in, cudalab::global_ptr<int> out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  if (threadIdx.x % 32 == 0) out[i / 32] = v;
+}
+
+// Butterfly (xor) all-reduce: every lane ends with the warp's maximum.
+__global__ void warp_max_xor(cudalab::global_ptr<const int> in, cudalab::global_ptr<int> out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  for (int mask = 16; mask > 0; mask /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, mask));
+  out[i] = v;
+}
+
+// Each lane reads lane (src) of its 8-wide segment; also exercises shfl_up.
+__global__ void warp_shfl_segments(cudalab::global_ptr<const int> in, cudalab::global_ptr<int> out,
+                                   cudalab::global_ptr<int> out_up) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  out[i] = __shfl_sync(0xffffffffu, v, 3, 8);
+  out_up[i] = __shfl_up_sync(0xffffffffu, v, 1);
+}
+
+// The ballot of (x > 0) per warp, and __any/__all of it.
+__global__ void warp_votes(cudalab::global_ptr<const float> in,
+                           cudalab::global_ptr<unsigned> ballot, cudalab::global_ptr<int> any,
+                           cudalab::global_ptr<int> all) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  float x = in[i];
+  unsigned b = __ballot_sync(0xffffffffu, x > 0.0f);
+  int a = __any_sync(0xffffffffu, x > 0.0f);
+  int l = __all_sync(0xffffffffu, x > 0.0f);
+  if (threadIdx.x % 32 == 0) {
+    ballot[i / 32] = b;
+    any[i / 32] = a;
+    all[i / 32] = l;
+  }
+}
+
+// Histogram of values into `bins` bins, plus a float sum (of v % 64, small
+// enough that the float sum is exact in any order) and an int maximum, all
+// through atomics from every block.
+__global__ void atomic_histogram(cudalab::global_ptr<const int> values, int n,
+                                 cudalab::global_ptr<unsigned> bins, int bin_count,
+                                 cudalab::global_ptr<float> sum, cudalab::global_ptr<int> maximum) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int v = values[i];
+  atomicAdd(&bins[v % bin_count], 1u);
+  atomicAdd(sum, static_cast<float>(v % 64));
+  atomicMax(maximum, v);
+}
+
+// A spin lock built from atomicCAS/atomicExch guarding a non-atomic counter
+// (one thread per block takes it).
+__global__ void cas_lock_counter(cudalab::global_ptr<int> lock, cudalab::global_ptr<int> counter) {
+  if (threadIdx.x != 0) return;
+  while (atomicCAS(lock, 0, 1) != 0) {
+  }
+  int c = atomicAdd(counter, 0);  // read through an atomic: other blocks wrote it
+  atomicExch(counter, c + 1);
+  atomicExch(lock, 0);
+}
+
+constexpr int kTile = 32;
+
+// out (cols x rows) = in (rows x cols) transposed, through a padded shared
+// tile; launched with (32, 8) blocks, each thread moves 4 elements.
+__global__ void transpose_tiled(cudalab::global_ptr<const float> in, cudalab::global_ptr<float> out,
+                                int rows, int cols) {
+  __shared__ shared_array<float, kTile, kTile + 1> tile;  // (32,33): +1 avoids bank conflicts
+  int x = blockIdx.x * kTile + threadIdx.x;
+  int y = blockIdx.y * kTile + threadIdx.y;
+  for (int j = 0; j < kTile; j += 8) {
+    if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+  }
+  __syncthreads();
+  x = blockIdx.y * kTile + threadIdx.x;
+  y = blockIdx.x * kTile + threadIdx.y;
+  for (int j = 0; j < kTile; j += 8) {
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+  }
+}
+
+// The same transpose without the padding: reading a tile column hits one bank 32 times.
+__global__ void transpose_unpadded(cudalab::global_ptr<const float> in,
+                                   cudalab::global_ptr<float> out, int rows, int cols) {
+  __shared__ shared_array<float, kTile, kTile> tile;  // (32,32)
+  int x = blockIdx.x * kTile + threadIdx.x;
+  int y = blockIdx.y * kTile + threadIdx.y;
+  for (int j = 0; j < kTile; j += 8) {
+    if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+  }
+  __syncthreads();
+  x = blockIdx.y * kTile + threadIdx.x;
+  y = blockIdx.x * kTile + threadIdx.y;
+  for (int j = 0; j < kTile; j += 8) {
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+  }
+}
+
+constexpr int kReduceBlock = 256;
+
+// Block sum in shared memory, one barrier per halving step.
+__global__ void block_sum(cudalab::global_ptr<const float> in, cudalab::global_ptr<float> out,
+                          int n) {
+  __shared__ shared_array<float, kReduceBlock> partial;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? static_cast<float>(in[i]) : 0.0f;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (static_cast<int>(threadIdx.x) < stride)
+      partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
+// PLANTED BUG: the barrier inside the loop is missing, so a thread reads a
+// partial sum another thread of its block may not have written yet.
+__global__ void block_sum_missing_barrier(cudalab::global_ptr<const float> in,
+                                          cudalab::global_ptr<float> out, int n) {
+  __shared__ shared_array<float, kReduceBlock> partial;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? static_cast<float>(in[i]) : 0.0f;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (static_cast<int>(threadIdx.x) < stride)
+      partial[threadIdx.x] += partial[threadIdx.x + stride];
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
+// PLANTED BUG: `<=` lets the last thread write one element past the end.
+__global__ void scale_off_by_one(cudalab::global_ptr<float> data, int n, float factor) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) data[i] = data[i] * factor;
+}
+
+// PLANTED BUG: the barrier is inside a branch only some threads take.
+__global__ void barrier_in_branch(cudalab::global_ptr<float> data, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    data[i] = 2.0f * data[i];
+    __syncthreads();
+  }
+}
+
+// PLANTED BUG: reads `out` before anything wrote it (accumulates into it).
+__global__ void accumulate_uninitialised(cudalab::global_ptr<const float> in,
+                                         cudalab::global_ptr<float> out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] += in[i];
+}
+
+// PLANTED BUG: every block writes element 0 without an atomic.
+__global__ void every_block_writes_first(cudalab::global_ptr<float> out) {
+  if (threadIdx.x == 0) out[0] = static_cast<float>(blockIdx.x);
+}
+
+// PLANTED BUG: lanes past n leave before the warp shuffle that names them.
+__global__ void shuffle_after_early_exit(cudalab::global_ptr<int> data, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int v = data[i];
+  v += __shfl_down_sync(0xffffffffu, v, 1);
+  data[i] = v;
+}
+
+// PLANTED BUG (indexing): threads (2k, 2k+1) both write element k; nobody
+// writes the upper half. Coverage shows it.
+__global__ void write_half_twice(cudalab::global_ptr<int> out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i / 2] = i;
+}
+
+// Uses dynamic shared memory: reverses each block's chunk.
+__global__ void reverse_in_block(cudalab::global_ptr<const int> in, cudalab::global_ptr<int> out,
+                                 int n) {
+  int* buffer = cudalab::dynamic_shared<int>();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  buffer[threadIdx.x] = i < n ? static_cast<int>(in[i]) : 0;
+  __syncthreads();
+  int j = blockIdx.x * blockDim.x + (blockDim.x - 1 - threadIdx.x);
+  if (j < n) out[j] = buffer[threadIdx.x];
+}
+
+// 16-byte accesses through reinterpret_global.
+__global__ void copy_float4(cudalab::global_ptr<const float> in, cudalab::global_ptr<float> out,
+                            int n4) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  auto in4 = cudalab::reinterpret_global<const float4>(in);
+  auto out4 = cudalab::reinterpret_global<float4>(out);
+  if (i < n4) out4[i] = in4[i];
+}
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace emu_tests

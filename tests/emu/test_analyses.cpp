@@ -1,0 +1,136 @@
+// The analyses: sectors per warp request, bank conflicts, coverage, export.
+#include <nlohmann/json.hpp>
+
+#include "coalescing_kernels.cuh"
+#include "emu_test_kernels.cuh"
+#include "emu_test_support.hpp"
+
+namespace emu_tests {
+namespace {
+
+using cudalab::emu::Recording;
+
+// Sectors per request of the loads at the kernel's one load site.
+double load_sectors_per_request(void (*kernel)(cudalab::global_ptr<const float>,
+                                               cudalab::global_ptr<float>, int),
+                                int stride) {
+  const int n = 32 * 37;  // 37 full warps
+  Device<float> in(static_cast<std::size_t>(n) * stride + 1), out(n);
+  in.zero();
+  Recording rec;
+  cudalab::launch(kernel, dim3(37), dim3(32), in.get(), out.get(), n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  const auto& loads = rec.last().coalescing.loads;
+  EXPECT_EQ(loads.requests, 37u);
+  return loads.sectors_per_request();
+}
+
+TEST(Coalescing, SectorsPerRequestOfTheFourLoadPatterns) {
+  using namespace emu_fidelity;
+  EXPECT_DOUBLE_EQ(load_sectors_per_request(load_coalesced, 1), 4.0);
+  EXPECT_DOUBLE_EQ(load_sectors_per_request(load_stride2, 2), 8.0);
+  EXPECT_DOUBLE_EQ(load_sectors_per_request(load_stride32, 32), 32.0);
+  EXPECT_DOUBLE_EQ(load_sectors_per_request(load_broadcast, 1), 1.0);
+}
+
+TEST(Coalescing, PerSiteFiguresAndWarpRequests) {
+  const int n = 1000;  // 31 full warps and a partial one of 8 lanes
+  Device<float> in(2 * n), out(n);
+  in.zero();
+  Recording rec;
+  cudalab::launch(emu_fidelity::load_stride2, dim3(8), dim3(128), in.get(), out.get(), n);
+  const auto& launch = rec.last();
+  ASSERT_EQ(launch.coalescing.per_site.size(), 2u) << "one load site, one store site";
+  const auto& load_site = launch.coalescing.per_site[0].loads.requests
+                              ? launch.coalescing.per_site[0]
+                              : launch.coalescing.per_site[1];
+  EXPECT_EQ(load_site.loads.requests, 32u);
+  EXPECT_NEAR(load_site.loads.efficiency(), 0.5, 0.02);
+  const auto* site = launch.find_site(load_site.site);
+  ASSERT_NE(site, nullptr);
+  EXPECT_NE(site->file.find("coalescing_kernels.cuh"), std::string::npos);
+  auto requests = cudalab::emu::warp_requests(launch);
+  std::size_t partial = 0;
+  for (const auto& r : requests) {
+    if (r.is_write || r.site != load_site.site) continue;
+    if (r.active_mask == 0xffu) {
+      ++partial;
+      EXPECT_EQ(r.sectors, 2u) << "8 lanes, stride 2: 64 bytes";
+      EXPECT_EQ(r.addresses[1] - r.addresses[0], 8u);
+    } else {
+      EXPECT_EQ(r.active_mask, 0xffffffffu);
+      EXPECT_EQ(r.sectors, 8u);
+      EXPECT_EQ(r.lines, 2u);
+    }
+  }
+  EXPECT_EQ(partial, 1u);
+}
+
+TEST(BankConflicts, PaddedTileIsConflictFreeUnpaddedIs32Way) {
+  const int rows = 64, cols = 64;
+  Device<float> in(random_floats(rows * cols)), out(rows * cols);
+  const dim3 grid(cols / kTile, rows / kTile), block(kTile, 8);
+  Recording rec;
+  cudalab::launch(transpose_tiled, grid, block, in.get(), out.get(), rows, cols);
+  cudalab::launch(transpose_unpadded, grid, block, in.get(), out.get(), rows, cols);
+  ASSERT_EQ(rec.launches().size(), 2u);
+  const auto& padded = rec.launches()[0].bank_conflicts;
+  const auto& unpadded = rec.launches()[1].bank_conflicts;
+  EXPECT_DOUBLE_EQ(padded.loads.ways_per_request(), 1.0);
+  EXPECT_DOUBLE_EQ(padded.stores.ways_per_request(), 1.0);
+  EXPECT_DOUBLE_EQ(unpadded.stores.ways_per_request(), 1.0) << "rows are written: no conflict";
+  EXPECT_DOUBLE_EQ(unpadded.loads.ways_per_request(), 32.0) << "columns are read: 32-way";
+  EXPECT_EQ(unpadded.loads.max_ways, 32u);
+}
+
+TEST(Coverage, NamesElementsWrittenTwiceAndNever) {
+  const int n = 100;
+  Device<int> out(n);
+  out.zero();
+  Recording rec;
+  cudalab::launch(write_half_twice, dim3(4), dim3(32), out.get(), n);
+  auto cov = cudalab::emu::coverage(rec.last(), out.get(), sizeof(int), n);
+  EXPECT_TRUE(cov.complete);
+  EXPECT_EQ(cov.unwritten(), 50u);
+  EXPECT_EQ(cov.written_twice(), 50u);
+  EXPECT_EQ(cov.elements[3].writes, 2u);
+  EXPECT_EQ(cov.elements[3].writers[0].thread.x, 6u);
+  EXPECT_EQ(cov.elements[3].writers[1].thread.x, 7u);
+  EXPECT_EQ(cov.elements[17].writers[0].block.x, 1u);  // thread 34 = block 1 thread 2
+  EXPECT_EQ(cov.describe(3),
+            "element 3 written 2 times: block (0,0,0) thread (6,0,0) / block (0,0,0) thread "
+            "(7,0,0)");
+}
+
+TEST(Export, JsonIsBoundedAndSaysWhenItSampled) {
+  const int n = 64 * 256;
+  Device<float> in(n), out(n);
+  in.zero();
+  Recording rec;
+  cudalab::launch(emu_fidelity::load_coalesced, dim3(64), dim3(256), in.get(), out.get(), n);
+  cudalab::emu::ExportLimits limits;
+  limits.max_accesses = 2000;
+  nlohmann::json doc = cudalab::emu::to_json(rec.last(), limits);
+  EXPECT_EQ(doc["schema"], "cudalab.emu.launch/1");
+  EXPECT_EQ(doc["trace"]["accesses_seen"], 2u * n);
+  EXPECT_LE(doc["trace"]["accesses"].size(), 2000u);
+  EXPECT_GT(doc["trace"]["accesses"].size(), 0u);
+  EXPECT_TRUE(doc["trace"]["sampled"].get<bool>());
+  EXPECT_EQ(doc["trace"]["blocks_exported"][0], 0u);
+  EXPECT_DOUBLE_EQ(doc["coalescing"]["loads"]["sectors_per_request"].get<double>(), 4.0);
+  EXPECT_EQ(doc["grid"], nlohmann::json::array({64, 1, 1}));
+
+  nlohmann::json small = cudalab::emu::to_json(rec.last());
+  EXPECT_FALSE(small["trace"]["sampled"].get<bool>());
+  EXPECT_EQ(small["trace"]["accesses"].size(), 2u * n);
+}
+
+TEST(Recording, OnlyOneAtATime) {
+  Recording rec;
+  EXPECT_THROW(Recording second, std::logic_error);
+  EXPECT_THROW((void)rec.last(), std::logic_error);
+}
+
+}  // namespace
+}  // namespace emu_tests

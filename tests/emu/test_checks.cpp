@@ -1,0 +1,127 @@
+// The checks: planted bugs must be reported (and correct kernels must not be).
+#include "emu_test_kernels.cuh"
+#include "emu_test_support.hpp"
+
+namespace emu_tests {
+namespace {
+
+using cudalab::emu::Recording;
+using cudalab::emu::ReportKind;
+
+TEST(Checks, OutOfBoundsWriteIsReportedWithItsLineAndFaultsTheLaunch) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  const int n = 100;
+  std::vector<float> x = random_floats(n);
+  Device<float> data(x);
+  Recording rec;
+  cudalab::launch(scale_off_by_one, dim3(1), dim3(128), data.get(), n, 2.0f);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  const auto* r = first_report(rec, ReportKind::out_of_bounds);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_EQ(r->where.thread.x, 100u);
+  EXPECT_EQ(r->allocation_bytes, n * sizeof(float));
+  EXPECT_EQ(r->address, reinterpret_cast<std::uintptr_t>(data.get() + n));
+  EXPECT_NE(r->file.find("emu_test_kernels.cuh"), std::string::npos);
+  EXPECT_GT(r->line, 0u);
+  EXPECT_NE(r->kernel.find("scale_off_by_one"), std::string::npos) << r->kernel;
+  // The in-bounds elements were scaled; the out-of-bounds access was dropped.
+  std::vector<float> got = data.download();
+  for (int i = 0; i < n; ++i) EXPECT_EQ(got[i], 2.0f * x[i]);
+}
+
+TEST(Checks, MissingBarrierInSharedReductionIsARace) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  const int n = 3 * kReduceBlock;
+  Device<float> in(random_floats(n)), out(3);
+  {
+    Recording rec;
+    cudalab::launch(block_sum_missing_barrier, dim3(3), dim3(kReduceBlock), in.get(), out.get(), n);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "a race is reported, not a CUDA error";
+    const auto* r = first_report(rec, ReportKind::intra_block_race);
+    ASSERT_NE(r, nullptr) << rec.reports_text();
+    EXPECT_NE(r->message.find("shared"), std::string::npos) << r->message;
+  }
+  {
+    Recording rec;  // the same reduction with its barriers is clean
+    cudalab::launch(block_sum, dim3(3), dim3(kReduceBlock), in.get(), out.get(), n);
+    EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  }
+}
+
+TEST(Checks, BarrierInDivergentBranchIsAnErrorNotAHang) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  const int n = 50;
+  Device<float> data(random_floats(64));
+  Recording rec;
+  cudalab::launch(barrier_in_branch, dim3(1), dim3(64), data.get(), n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  const auto* r = first_report(rec, ReportKind::divergent_barrier);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_NE(r->message.find("exited"), std::string::npos) << r->message;
+  EXPECT_NE(r->kernel.find("barrier_in_branch"), std::string::npos);
+  EXPECT_GT(r->line, 0u);
+}
+
+TEST(Checks, UninitialisedReadIsReported) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  const int n = 77;
+  Device<float> in(random_floats(n)), out(n);  // out never written
+  {
+    Recording rec;
+    cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.get(), out.get(), n);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_TRUE(has_report(rec, ReportKind::uninitialized_read)) << rec.reports_text();
+  }
+  // After a cudaMemset the same kernel is clean.
+  out.zero();
+  Recording again;
+  cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.get(), out.get(), n);
+  EXPECT_TRUE(again.clean()) << again.reports_text();
+}
+
+TEST(Checks, BlocksWritingOneAddressWithoutAtomicsRace) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  Device<float> out(1);
+  Recording rec;
+  cudalab::launch(every_block_writes_first, dim3(8), dim3(32), out.get());
+  EXPECT_TRUE(has_report(rec, ReportKind::inter_block_race)) << rec.reports_text();
+}
+
+TEST(Checks, UseAfterFreeIsReported) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  float* raw = nullptr;
+  ASSERT_EQ(cudaMalloc(&raw, 64 * sizeof(float)), cudaSuccess);
+  cudalab::global_ptr<float> p = raw;  // made while alive
+  ASSERT_EQ(cudaFree(raw), cudaSuccess);
+  Recording rec;
+  cudalab::launch(scale_off_by_one, dim3(1), dim3(32), p, 16, 2.0f);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(has_report(rec, ReportKind::use_after_free)) << rec.reports_text();
+}
+
+TEST(Checks, HostPointerPassedToKernelIsReported) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  std::vector<float> host(32, 1.0f);
+  Recording rec;
+  cudalab::launch(scale_off_by_one, dim3(1), dim3(32), host.data(), 16, 2.0f);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  EXPECT_TRUE(has_report(rec, ReportKind::invalid_pointer)) << rec.reports_text();
+  EXPECT_EQ(host[0], 1.0f) << "the access was dropped";
+}
+
+TEST(Checks, EachCheckCanBeTurnedOff) {
+  cudalab::emu::Options o = quiet();
+  o.checks.uninitialized = false;
+  o.checks.races = false;
+  cudalab::emu::ScopedOptions scoped(o);
+  const int n = kReduceBlock;
+  Device<float> in(random_floats(n)), out(1);
+  Recording rec;
+  cudalab::launch(block_sum_missing_barrier, dim3(1), dim3(kReduceBlock), in.get(), out.get(), n);
+  Device<float> fresh(n);
+  cudalab::launch(accumulate_uninitialised, dim3(1), dim3(n), in.get(), fresh.get(), n);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+}
+
+}  // namespace
+}  // namespace emu_tests
