@@ -83,6 +83,23 @@ std::optional<std::size_t> first_request(const KernelRun& run, std::uint32_t sit
   return std::nullopt;
 }
 
+std::optional<std::uint32_t> first_store_site(const KernelRun& run) {
+  for (std::uint32_t s = 0; s < run.sites.size(); ++s)
+    if (run.sites[s].is_write) return s;
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> corresponding_site(const KernelRun& from, std::uint32_t site,
+                                                const KernelRun& to) {
+  if (site >= from.sites.size()) return std::nullopt;
+  const bool kind = from.sites[site].is_write;
+  int rank = 0;
+  for (std::uint32_t s = 0; s < site; ++s) rank += from.sites[s].is_write == kind;
+  for (std::uint32_t s = 0; s < to.sites.size(); ++s)
+    if (to.sites[s].is_write == kind && rank-- == 0) return s;
+  return std::nullopt;
+}
+
 std::vector<LineRow> memory_picture(const WarpRequest& request) {
   std::map<std::uint64_t, LineRow> rows;  // by line address
   for (int lane = 0; lane < kWarpSize; ++lane) {

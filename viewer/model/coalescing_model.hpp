@@ -48,6 +48,13 @@ std::optional<std::size_t> find_request(const KernelRun& run, std::uint32_t site
 // The first request of `site`, to have something to show.
 std::optional<std::size_t> first_request(const KernelRun& run, std::uint32_t site);
 
+// The first site that stores: what a broadcast kernel's coalescing is about.
+std::optional<std::uint32_t> first_store_site(const KernelRun& run);
+// The site of `to` that plays the part `site` plays in `from`: the k-th load
+// or store there is the k-th load or store here.
+std::optional<std::uint32_t> corresponding_site(const KernelRun& from, std::uint32_t site,
+                                                const KernelRun& to);
+
 // A picture of one request: the lines it touches, in address order.
 struct LaneAccess {
   int lane;

@@ -17,6 +17,7 @@ class Lab01ModelSource final : public LabSource {
             {"ex1 fixed index", "global index fixed; a warp still writes y floats apart"},
             {"ex3 coalesced", "consecutive threads write consecutive addresses"}};
   }
+  std::size_t default_comparison() const override { return 2; }
   RunOutcome run(const RunRequest& request) const override {
     if (auto problem = validate(request, kMaxElements)) return {std::nullopt, *problem, 0};
     const auto start = std::chrono::steady_clock::now();

@@ -12,8 +12,9 @@
 namespace cudalab::viewer {
 
 struct Version {
-  std::string name;         // "lecture", "ex1 fixed index", ...
-  std::string description;  // one line: what this version changes
+  std::string name;              // "lecture", "ex1 fixed index", ...
+  std::string description;       // one line: what this version changes
+  bool grid_from_viewer = true;  // false: the lab code picks its own grid
 };
 
 struct RunRequest {
@@ -37,6 +38,8 @@ class LabSource {
   // What code it runs: the student's (labs/) or the reference (solutions/).
   virtual std::string code_origin() const = 0;
   virtual std::vector<Version> versions() const = 0;
+  // The version the coalescing panel compares with: the coalesced one.
+  virtual std::size_t default_comparison() const = 0;
   virtual RunOutcome run(const RunRequest& request) const = 0;
 };
 

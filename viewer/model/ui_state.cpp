@@ -33,9 +33,15 @@ void execute_pending_run(UiState& state) {
   state.current.emplace(std::move(*outcome.run));
   if (!same_shape) state.indexing.fit_pending = true;
   state.indexing.selection = {};
+  const KernelRun& run = state.current->run;
+  if (!state.coalescing.site || *state.coalescing.site >= run.sites.size())
+    state.coalescing.site = first_store_site(run);
+  state.coalescing.block = std::min<std::uint64_t>(state.coalescing.block, run.blocks() - 1);
+  state.coalescing.warp = std::min<std::uint64_t>(state.coalescing.warp, run.warps_per_block() - 1);
 
   RunRequest other = state.request;
-  other.version = std::min(state.coalescing.compare_version, lab->versions().size() - 1);
+  other.version = std::min(state.coalescing.compare_version.value_or(lab->default_comparison()),
+                           lab->versions().size() - 1);
   RunOutcome compared = lab->run(other);
   if (compared.run)
     state.compared.emplace(std::move(*compared.run));

@@ -35,9 +35,9 @@ struct IndexingState {
 };
 
 struct CoalescingState {
-  std::uint32_t site = 2;  // the store: the access lab 01 is about
+  std::optional<std::uint32_t> site;  // of the left run; unset: its first store
   std::uint32_t block = 0, warp = 0;
-  std::size_t compare_version = 2;  // right-hand side: the coalesced version
+  std::optional<std::size_t> compare_version;  // right-hand side; unset: the lab's coalesced one
 };
 
 struct TimingState {

@@ -106,31 +106,35 @@ void histogram(const SiteSummary& summary) {
   tooltip_for_last_item(kMetricHelp);
 }
 
-Rect pane(const LoadedRun* loaded, const CoalescingState& cs, float picture_height) {
+// One side: `site` is the access site in this run (nullopt: it has none).
+Rect pane(const LoadedRun* loaded, std::optional<std::uint32_t> site, const CoalescingState& cs,
+          float picture_height) {
   if (loaded == nullptr) {
     ImGui::TextUnformatted("(no run)");
     return {};
   }
   const KernelRun& run = loaded->run;
   ImGui::TextWrapped("%s", run.kernel.c_str());
-  if (cs.site >= run.sites.size()) {
+  if (!site) {
     ImGui::TextUnformatted("this kernel has no such access site");
     return {};
   }
-  const auto index = find_request(run, cs.site, cs.block, cs.warp);
-  if (!index) {
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.4f, 1), "warp %u of block %u made no request here",
-                       cs.warp, cs.block);
-    ImGui::Dummy(ImVec2(1, picture_height));
-  }
+  ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
+  ImGui::TextWrapped("%s", run.sites[*site].label.c_str());
+  ImGui::PopStyleColor();
+  const auto index = find_request(run, *site, cs.block, cs.warp);
   Rect drawn;
   if (index) {
     const WarpRequest& request = run.requests[*index];
     request_stats(analyse(request));
     drawn = memory_rows(request, picture_height);
+  } else {
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.4f, 1), "warp %u of block %u made no request here",
+                       cs.warp, cs.block);
+    ImGui::Dummy(ImVec2(1, picture_height));
   }
   ImGui::Spacing();
-  histogram(summarise_site(run, cs.site));
+  histogram(summarise_site(run, *site));
   return drawn;
 }
 
@@ -138,7 +142,7 @@ void selectors(UiState& state) {
   CoalescingState& cs = state.coalescing;
   const KernelRun& run = state.current->run;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
-  const char* site_name = cs.site < run.sites.size() ? run.sites[cs.site].label.c_str() : "";
+  const char* site_name = cs.site ? run.sites[*cs.site].label.c_str() : "(none)";
   if (ImGui::BeginCombo("access site", site_name)) {
     for (std::uint32_t s = 0; s < run.sites.size(); ++s)
       if (ImGui::Selectable(run.sites[s].label.c_str(), s == cs.site)) cs.site = s;
@@ -158,7 +162,8 @@ void selectors(UiState& state) {
   const auto versions = lab->versions();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-  const std::size_t shown = std::min(cs.compare_version, versions.size() - 1);
+  const std::size_t shown =
+      std::min(cs.compare_version.value_or(lab->default_comparison()), versions.size() - 1);
   if (ImGui::BeginCombo("compare with", versions[shown].name.c_str())) {
     for (std::size_t v = 0; v < versions.size(); ++v)
       if (ImGui::Selectable(versions[v].name.c_str(), v == shown)) {
@@ -181,10 +186,14 @@ void draw_coalescing_panel(UiState& state) {
       ImGui::GetContentRegionAvail().y - ImGui::GetFontSize() * 15, ImGui::GetFontSize() * 6);
   if (ImGui::BeginTable("side by side", 2, ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableNextColumn();
-    state.layout.coalescing_panes[0] = pane(&*state.current, state.coalescing, picture_height);
+    const CoalescingState& cs = state.coalescing;
+    state.layout.coalescing_panes[0] = pane(&*state.current, cs.site, cs, picture_height);
     ImGui::TableNextColumn();
-    state.layout.coalescing_panes[1] =
-        pane(state.compared ? &*state.compared : nullptr, state.coalescing, picture_height);
+    const LoadedRun* right = state.compared ? &*state.compared : nullptr;
+    const auto right_site = right && cs.site
+                                ? corresponding_site(state.current->run, *cs.site, right->run)
+                                : std::nullopt;
+    state.layout.coalescing_panes[1] = pane(right, right_site, cs, picture_height);
     ImGui::EndTable();
   }
 }

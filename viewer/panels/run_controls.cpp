@@ -87,7 +87,14 @@ bool shape_and_launch(UiState& state) {
   tooltip_for_last_item(
       "Use the lab's own grid for this shape (enough blocks of blockDim.x "
       "threads to cover every element, split into y when x would pass 65535).");
-  ImGui::BeginDisabled(r.auto_grid);
+  const LabSource* lab = state.lab_source();
+  const bool grid_from_viewer = lab && lab->versions()[r.version].grid_from_viewer;
+  if (!grid_from_viewer) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
+    ImGui::TextWrapped("this version's code picks its own grid");
+    ImGui::PopStyleColor();
+  }
+  ImGui::BeginDisabled(r.auto_grid || !grid_from_viewer);
   changed |= input_u32("gridDim.x", r.grid.x, 1);
   changed |= input_u32("gridDim.y", r.grid.y, 1);
   ImGui::EndDisabled();

@@ -115,15 +115,21 @@ void check_indexing(const Image& image, const DrawnLayout& layout, const RunRequ
 }
 
 void check_coalescing(const Image& image, const DrawnLayout& layout, RunRequest request) {
-  const std::uint32_t store = 2;
+  const auto labs = available_labs();
+  const KernelRun left = run_for(request);
+  request.version = labs.front()->default_comparison();
+  const KernelRun right = run_for(request);
+  const auto left_site = first_store_site(left);
+  if (!left_site) throw std::runtime_error("the kernel stores nothing");
+  const auto right_site = corresponding_site(left, *left_site, right);
+  const std::pair<const KernelRun*, std::optional<std::uint32_t>> panes[] = {{&left, left_site},
+                                                                             {&right, right_site}};
   const char* side[] = {"left", "right"};
-  const std::size_t versions[] = {request.version, 2};  // the panel compares with ex3 by default
   for (int pane = 0; pane < 2; ++pane) {
-    request.version = versions[pane];
-    const KernelRun run = run_for(request);
-    const auto index = find_request(run, store, 0, 0);
+    const auto& [run, site] = panes[pane];
+    const auto index = site ? find_request(*run, *site, 0, 0) : std::nullopt;
     if (!index) throw std::runtime_error("warp 0 of block 0 made no store");
-    const int expected = analyse(run.requests[*index]).sectors;
+    const int expected = analyse(run->requests[*index]).sectors;
     const int boxes =
         regions_of(image, area(image, layout.coalescing_panes[pane]), kSectorTouched, 6);
     expect(boxes == expected, std::string("coalescing ") + side[pane] + ": " +

@@ -1,0 +1,27 @@
+// Turns what the emulator recorded for one launch (cudalab/emu/recorder.hpp)
+// into the viewer's KernelRun: who wrote each output element, and every
+// warp-wide global memory request with its lane addresses.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "cudalab/emu/recorder.hpp"
+#include "kernel_run.hpp"
+
+namespace cudalab::viewer {
+
+// Where the output tensor lives in emulated device memory.
+struct OutputTensor {
+  const void* base = nullptr;
+  std::size_t element_bytes = 4;
+  std::uint64_t rows = 0, cols = 0;
+};
+
+KernelRun kernel_run_from_launch(const emu::LaunchRecord& launch, const OutputTensor& output);
+
+// The start of the device allocation that received the most global stores:
+// the output of a launch whose caller did not say where it is.
+std::optional<std::uintptr_t> most_written_allocation(const emu::LaunchRecord& launch);
+
+}  // namespace cudalab::viewer
