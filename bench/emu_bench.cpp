@@ -1,1 +1,240 @@
-int main(){}
+// emu_bench: how fast the CPU emulator runs CUDA kernels (`./lab bench emu`).
+//
+//   emu_bench [--out result.json] [--elements N] [--workers W] [--only NAME] [--fidelity]
+//
+// Figures (targets from issue 3, per host core = per emulator worker):
+//   elementwise   CUDA threads/s/core, barrier-free y = a*x + y over 16M
+//                 elements, checks and tracing off            (target >= 20 M)
+//   reduction     thread-barrier passes/s/core: a 256-thread shared-memory
+//                 block sum, one __syncthreads per halving step (target >= 5 M)
+//   traced        traced accesses/s with a Recording alive (trace + coalescing
+//                 analysis), checks off                        (target >= 10 M)
+// plus the elementwise kernel with the default checks on, for scale.
+// --fidelity prints the emulator's sectors/request for the launches of
+// tests/emu/emu_fidelity_gpu.cu instead (compare with ncu on a GPU).
+// Nothing here asserts on time; the numbers go to stdout and the JSON file.
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coalescing_kernels.cuh"
+#include "cudalab/kernel.hpp"
+
+namespace emu_bench {
+
+__global__ void axpy(float a, cudalab::global_ptr<const float> x, cudalab::global_ptr<float> y,
+                     long long n) {
+  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+constexpr int kReduceBlock = 256;
+constexpr int kBarriersPerThread = 9;  // one before the loop, one per halving step (8)
+
+__global__ void block_sum(cudalab::global_ptr<const float> in, cudalab::global_ptr<float> out,
+                          long long n) {
+  __shared__ float partial[kReduceBlock];
+  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? static_cast<float>(in[i]) : 0.0f;
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
+struct Measure {
+  std::string name;
+  std::string unit;
+  double per_second = 0;  // whole emulator
+  double per_core = 0;    // per worker
+  double target_per_core = 0;
+  double seconds = 0;
+  std::string note;
+};
+
+template <class F>
+double seconds_of(F&& f) {
+  auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "emu_bench: %s failed: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+// A cudaMalloc'd, zero-filled float array.
+struct Buffer {
+  explicit Buffer(std::size_t n) : n(n) {
+    check(cudaMalloc(&p, n * sizeof(float)), "cudaMalloc");
+    check(cudaMemset(p, 0, n * sizeof(float)), "cudaMemset");
+  }
+  ~Buffer() { cudaFree(p); }
+  float* p = nullptr;
+  std::size_t n;
+};
+
+cudalab::emu::Options bench_options(unsigned workers, bool checks) {
+  cudalab::emu::Options o = cudalab::emu::options();
+  o.workers = workers;
+  o.checks.bounds = o.checks.races = o.checks.uninitialized = checks;
+  return o;
+}
+
+int fidelity() {
+  constexpr int n = 1 << 20, block = 256;  // as in emu_fidelity_gpu.cu
+  Buffer in(std::size_t{32} * n), out(n);
+  cudalab::emu::ScopedOptions options(bench_options(0, false));
+  using Kernel = void (*)(cudalab::global_ptr<const float>, cudalab::global_ptr<float>, int);
+  const std::pair<const char*, Kernel> kernels[] = {
+      {"load_coalesced", emu_fidelity::load_coalesced},
+      {"load_stride2", emu_fidelity::load_stride2},
+      {"load_stride32", emu_fidelity::load_stride32},
+      {"load_broadcast", emu_fidelity::load_broadcast}};
+  std::printf("%-16s %12s %12s %16s\n", "kernel", "requests", "sectors", "sectors/request");
+  for (auto [name, kernel] : kernels) {
+    cudalab::emu::Recording rec;
+    cudalab::launch(kernel, dim3(n / block), dim3(block), in.p, out.p, n);
+    const auto& loads = rec.last().coalescing.loads;
+    std::printf("%-16s %12llu %12llu %16.2f\n", name,
+                static_cast<unsigned long long>(loads.requests),
+                static_cast<unsigned long long>(loads.sectors), loads.sectors_per_request());
+  }
+  return 0;
+}
+
+}  // namespace emu_bench
+
+int main(int argc, char** argv) {
+  using namespace emu_bench;
+  std::string out_path;
+  long long elements = 16ll << 20;
+  unsigned workers = 0;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "emu_bench: %s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--out") {
+      out_path = value();
+    } else if (arg == "--elements") {
+      elements = std::atoll(value().c_str());
+    } else if (arg == "--workers") {
+      workers = static_cast<unsigned>(std::atoi(value().c_str()));
+    } else if (arg == "--only") {
+      only = value();
+    } else if (arg == "--fidelity") {
+      return fidelity();
+    } else {
+      std::fprintf(stderr,
+                   "usage: emu_bench [--out result.json] [--elements N] [--workers W] "
+                   "[--only elementwise|elementwise_checked|reduction|traced] [--fidelity]\n");
+      return 2;
+    }
+  }
+  if (elements < 1) {
+    std::fprintf(stderr, "emu_bench: --elements must be positive\n");
+    return 2;
+  }
+  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+  const double cores = workers;
+  std::vector<Measure> results;
+
+  Buffer x(elements), y(elements);
+  const dim3 block(256);
+  const dim3 grid(static_cast<unsigned>((elements + 255) / 256));
+
+  auto wanted = [&](const char* name) { return only.empty() || only == name; };
+
+  if (wanted("elementwise")) {  // barrier-free elementwise, everything off
+    cudalab::emu::ScopedOptions options(bench_options(workers, false));
+    cudalab::launch(axpy, grid, block, 2.0f, x.p, y.p, elements);  // warm-up: stacks, pool
+    double s = seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.p, y.p, elements); });
+    results.push_back({"elementwise", "CUDA threads", elements / s, elements / s / cores, 20e6, s,
+                       "y = a*x + y, checks and tracing off"});
+  }
+  if (wanted("elementwise_checked")) {  // the same with the default checks
+    cudalab::emu::ScopedOptions options(bench_options(workers, true));
+    double s = seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.p, y.p, elements); });
+    results.push_back({"elementwise_checked", "CUDA threads", elements / s, elements / s / cores, 0,
+                       s, "bounds, uninitialised and race checks on"});
+  }
+  if (wanted("reduction")) {  // shared-memory reduction, a barrier per step
+    cudalab::emu::ScopedOptions options(bench_options(workers, false));
+    const long long n = std::min<long long>(elements, 4ll << 20);
+    const dim3 rgrid(static_cast<unsigned>((n + kReduceBlock - 1) / kReduceBlock));
+    double s =
+        seconds_of([&] { cudalab::launch(block_sum, rgrid, dim3(kReduceBlock), x.p, y.p, n); });
+    const double passes = static_cast<double>(rgrid.x) * kReduceBlock * kBarriersPerThread;
+    results.push_back({"reduction", "thread-barrier passes", passes / s, passes / s / cores, 5e6, s,
+                       "256-thread block sum, 9 __syncthreads per thread, checks off"});
+  }
+  if (wanted("traced")) {  // tracing: a Recording alive, checks off
+    cudalab::emu::ScopedOptions options(bench_options(workers, false));
+    const long long n = std::min<long long>(elements, 4ll << 20);
+    const dim3 tgrid(static_cast<unsigned>((n + 255) / 256));
+    double s = 0;
+    {
+      cudalab::emu::Recording rec;
+      s = seconds_of([&] { cudalab::launch(axpy, tgrid, block, 2.0f, x.p, y.p, n); });
+    }
+    const double accesses = 3.0 * static_cast<double>(n);
+    results.push_back({"traced", "traced accesses", accesses / s, accesses / s / cores, 0, s,
+                       "axpy under a Recording: trace + coalescing analysis (target 10 M/s in "
+                       "total)"});
+    results.back().target_per_core = 10e6 / cores;
+  }
+
+  std::printf("emulator benchmark: %u workers on %u host cores, %lld elements\n", workers,
+              std::thread::hardware_concurrency(), elements);
+  std::printf("%-20s %-22s %12s %12s %12s %9s\n", "benchmark", "unit", "M/s", "M/s/core",
+              "target/core", "seconds");
+  for (const Measure& m : results) {
+    char target[32] = "-";
+    if (m.target_per_core > 0)
+      std::snprintf(target, sizeof target, "%.1f", m.target_per_core / 1e6);
+    std::printf("%-20s %-22s %12.1f %12.1f %12s %9.3f\n", m.name.c_str(), m.unit.c_str(),
+                m.per_second / 1e6, m.per_core / 1e6, target, m.seconds);
+  }
+
+  if (!out_path.empty()) {
+    nlohmann::json doc;
+    doc["schema"] = "cudalab.emu.bench/1";
+    doc["workers"] = workers;
+    doc["host_cores"] = std::thread::hardware_concurrency();
+    doc["elements"] = elements;
+    for (const Measure& m : results) {
+      doc["results"].push_back({{"name", m.name},
+                                {"unit", m.unit},
+                                {"per_second", m.per_second},
+                                {"per_core", m.per_core},
+                                {"target_per_core", m.target_per_core},
+                                {"seconds", m.seconds},
+                                {"note", m.note}});
+    }
+    std::ofstream file(out_path);
+    if (!file) {
+      std::fprintf(stderr, "emu_bench: cannot write %s\n", out_path.c_str());
+      return 1;
+    }
+    file << doc.dump(2) << "\n";
+  }
+  return 0;
+}

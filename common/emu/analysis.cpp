@@ -33,7 +33,10 @@ unsigned distinct_units(const Lane* lanes, std::size_t n, unsigned shift) {
     const std::uint64_t last = (lanes[i].address + lanes[i].bytes - 1) >> shift;
     for (std::uint64_t u = first; u <= last && count < units.size(); ++u) units[count++] = u;
   }
-  std::sort(units.begin(), units.begin() + count);
+  // Lanes come in lane order, so coalesced addresses are already sorted.
+  if (!std::is_sorted(units.begin(), units.begin() + count)) {
+    std::sort(units.begin(), units.begin() + count);
+  }
   return static_cast<unsigned>(std::unique(units.begin(), units.begin() + count) - units.begin());
 }
 
@@ -111,10 +114,30 @@ struct Keyed {
 template <class Visit>
 void for_each_request(std::vector<Keyed>& keyed, const std::uint64_t* addresses,
                       const std::uint8_t* bytes, Visit visit) {
-  std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
-    return std::tie(a.warp, a.site, a.occurrence, a.kind) <
-           std::tie(b.warp, b.site, b.occurrence, b.kind);
-  });
+  // Bucket by warp first (a counting sort), then sort each warp's few accesses;
+  // the index breaks ties so that lanes stay in thread order.
+  thread_local std::vector<Keyed> bucketed;
+  thread_local std::vector<std::size_t> starts;
+  std::uint16_t warps = 0;
+  for (const Keyed& k : keyed) warps = std::max<std::uint16_t>(warps, k.warp + 1);
+  starts.assign(warps + 1u, 0);
+  for (const Keyed& k : keyed) ++starts[k.warp + 1u];
+  for (std::size_t w = 0; w < warps; ++w) starts[w + 1] += starts[w];
+  bucketed.resize(keyed.size());
+  {
+    thread_local std::vector<std::size_t> fill;
+    fill.assign(starts.begin(), starts.end() - 1);
+    for (const Keyed& k : keyed) bucketed[fill[k.warp]++] = k;
+  }
+  for (std::size_t w = 0; w < warps; ++w) {
+    std::sort(bucketed.begin() + static_cast<std::ptrdiff_t>(starts[w]),
+              bucketed.begin() + static_cast<std::ptrdiff_t>(starts[w + 1]),
+              [](const Keyed& a, const Keyed& b) {
+                return std::tie(a.site, a.occurrence, a.kind, a.index) <
+                       std::tie(b.site, b.occurrence, b.kind, b.index);
+              });
+  }
+  keyed.swap(bucketed);
   std::array<Lane, 32> lanes;
   for (std::size_t i = 0; i < keyed.size();) {
     std::size_t j = i;
@@ -150,19 +173,46 @@ void number_occurrences(std::vector<Keyed>& keyed, const std::vector<std::uint16
 void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<RawAccess>& raw,
                    unsigned threads_per_block) {
   if (raw.empty()) return;
-  std::vector<AccessRecord> records(raw.size());
+  // Scratch reused from block to block by this worker.
+  thread_local std::vector<Keyed> keyed;
+  thread_local std::vector<std::uint16_t> threads;
+  thread_local std::vector<std::uint64_t> addresses;
+  thread_local std::vector<std::uint8_t> bytes;
+  thread_local std::vector<SiteStats> stats;  // by launch site id
+  const std::size_t n = raw.size();
+  keyed.resize(n);
+  threads.resize(n);
+  addresses.resize(n);
+  bytes.resize(n);
+
+  std::vector<AccessRecord> records(n);
   {
-    std::lock_guard lock(launch.mutex);
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-      records[i] = AccessRecord{raw[i].address, block_linear, launch.site_id(raw[i].site),
-                                raw[i].thread,  raw[i].bytes, raw[i].flags};
+    // A kernel has few sites: look them up in a small cache before the map.
+    constexpr std::size_t kCache = 8;
+    SiteKey cached_key[kCache];
+    std::uint32_t cached_id[kCache];
+    std::size_t cached = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const SiteKey key = SiteKey::of(raw[i].site);
+      std::uint32_t id = 0;
+      std::size_t c = 0;
+      while (c < cached && !(cached_key[c] == key)) ++c;
+      if (c < cached) {
+        id = cached_id[c];
+      } else {
+        std::lock_guard lock(launch.mutex);
+        id = launch.site_id(raw[i].site);
+        if (cached < kCache) {
+          cached_key[cached] = key;
+          cached_id[cached++] = id;
+        }
+      }
+      records[i] =
+          AccessRecord{raw[i].address, block_linear, id, raw[i].thread, raw[i].bytes, raw[i].flags};
     }
   }
-  std::vector<Keyed> keyed(records.size());
-  std::vector<std::uint16_t> threads(records.size());
-  std::vector<std::uint64_t> addresses(records.size());
-  std::vector<std::uint8_t> bytes(records.size());
-  for (std::uint32_t i = 0; i < records.size(); ++i) {
+  std::uint32_t site_count = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
     const AccessRecord& r = records[i];
     const std::uint8_t kind =
         static_cast<std::uint8_t>((r.is_write() ? 1 : 0) | (r.is_shared() ? 2 : 0));
@@ -170,14 +220,15 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
     threads[i] = r.thread;
     addresses[i] = r.address;
     bytes[i] = r.bytes;
+    site_count = std::max(site_count, r.site + 1);
   }
   number_occurrences(keyed, threads, threads_per_block);
 
-  std::unordered_map<std::uint32_t, SiteStats> stats;
+  stats.assign(site_count, SiteStats{});
   for_each_request(keyed, addresses.data(), bytes.data(),
-                   [&](const Keyed* first, const Keyed*, Lane* lanes, std::size_t n) {
+                   [&](const Keyed* first, const Keyed*, Lane* lanes, std::size_t count) {
                      const bool write = first->kind & 1, shared = first->kind & 2;
-                     RequestShape s = shape_of(lanes, n, shared);
+                     RequestShape s = shape_of(lanes, count, shared);
                      SiteStats& site = stats[first->site];
                      if (shared) {
                        add(write ? site.shared_stores : site.shared_loads, s);
@@ -187,16 +238,21 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
                    });
 
   std::lock_guard lock(launch.mutex);
-  for (auto& [site, s] : stats) {
+  for (std::uint32_t site = 0; site < site_count; ++site) {
+    const SiteStats& s = stats[site];
+    if (!s.loads.requests && !s.stores.requests && !s.shared_loads.requests &&
+        !s.shared_stores.requests) {
+      continue;
+    }
     SiteStats& total = launch.stats[site];
     total.loads.merge(s.loads);
     total.stores.merge(s.stores);
     total.shared_loads.merge(s.shared_loads);
     total.shared_stores.merge(s.shared_stores);
   }
-  launch.accesses_seen += records.size();
-  if (launch.accesses_kept + records.size() <= launch.options.max_recorded_accesses) {
-    launch.accesses_kept += records.size();
+  launch.accesses_seen += n;
+  if (launch.accesses_kept + n <= launch.options.max_recorded_accesses) {
+    launch.accesses_kept += n;
     launch.traces.emplace_back(block_linear, std::move(records));
   }
 }

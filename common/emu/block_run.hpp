@@ -57,6 +57,52 @@ struct WarpState {
 
 void fiber_main(ctx::transfer_t t);
 
+// The race check's per-block shadow: word address -> WordShadow. Open
+// addressing, and emptied in O(1) between blocks by bumping a generation.
+class ShadowTable {
+ public:
+  WordShadow& at(std::uintptr_t word) {
+    if (slots_.empty() || 2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash(word) & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.generation != generation_) {
+        s = Slot{word, generation_, WordShadow{}};
+        ++size_;
+        return s.value;
+      }
+      if (s.key == word) return s.value;
+    }
+  }
+  void clear() {
+    size_ = 0;
+    if (++generation_ == 0) {  // wrapped: really empty the slots once
+      for (Slot& s : slots_) s.generation = 0;
+      generation_ = 1;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uintptr_t key = 0;
+    std::uint32_t generation = 0;
+    WordShadow value;
+  };
+  static std::size_t hash(std::uintptr_t word) { return (word >> 2) * 0x9e3779b97f4a7c15ull >> 17; }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<std::size_t>(1024, old.size() * 2), Slot{});
+    size_ = 0;
+    const std::uint32_t live = generation_;
+    for (Slot& s : old) {
+      if (s.generation == live) at(s.key) = s.value;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  std::uint32_t generation_ = 1;
+};
+
 class BlockRun {
  public:
   // ---- set per block ----
@@ -83,9 +129,10 @@ class BlockRun {
   std::uint32_t epoch = 1;  // barrier intervals completed + 1
   std::source_location barrier_site;
   bool barrier_sites_differ = false;
+  std::vector<unsigned> barrier_waiters;
 
   // ---- checks and trace ----
-  std::unordered_map<std::uintptr_t, WordShadow> shadow;
+  ShadowTable shadow;
   std::vector<RawAccess> trace;
 
   // Runs every thread of the block to completion (or to a reported deadlock).
@@ -94,6 +141,11 @@ class BlockRun {
   // Called on a fiber: park the current thread until someone makes it ready.
   void park();
   void make_ready(unsigned thread);
+  // The fiber to run next, or nullptr for "back to the scheduler".
+  Fiber* next_fiber();
+  // Called when a fiber or the scheduler is resumed: saves the context of
+  // whoever switched to it.
+  void resumed(ctx::transfer_t t);
 
   int barrier(int predicate, const std::source_location& site);
   std::uint64_t collective(WarpOp op, unsigned mask, std::uint64_t value, int argument, int width,

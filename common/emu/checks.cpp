@@ -54,6 +54,10 @@ Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const 
 bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
                   unsigned flags, const std::source_location& site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
+  if (a && !a->freed.load(std::memory_order_relaxed) && p >= a->base &&
+      p + bytes <= a->base + a->bytes) {
+    return true;  // the common case: no message to build
+  }
   std::ostringstream what;
   ReportKind kind;
   if (!a) {
@@ -65,7 +69,7 @@ bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::
     what << "Use after free: " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
          << ", offset " << static_cast<long long>(p - a->base) << " of allocation " << hex(a->base)
          << " (" << a->bytes << " bytes), which was freed with cudaFree";
-  } else if (p < a->base || p + bytes > a->base + a->bytes) {
+  } else {
     kind = ReportKind::out_of_bounds;
     what << "Out-of-bounds " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
          << ": ";
@@ -79,8 +83,6 @@ bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::
                 (static_cast<std::intptr_t>(p) - static_cast<std::intptr_t>(a->base)) /
                 static_cast<std::intptr_t>(bytes ? bytes : 1))
          << ")";
-  } else {
-    return true;
   }
   Report r = access_report(run, kind, a, address, bytes, flags, site);
   r.message = what.str();
@@ -130,7 +132,7 @@ void check_intra_block_race(BlockRun& run, const Allocation* a, const void* addr
     for (unsigned b = 0; b < 4; ++b) {
       if (word + b >= p && word + b < p + bytes) mask |= static_cast<std::uint8_t>(1u << b);
     }
-    WordShadow& w = run.shadow[word];
+    WordShadow& w = run.shadow.at(word);
     if (w.epoch != run.epoch) {
       w = WordShadow{};
       w.epoch = run.epoch;

@@ -89,12 +89,14 @@ Fiber* new_fiber() {
 BlockRun& this_worker_block() { return worker.run; }
 
 void fiber_main(ctx::transfer_t t) {
-  auto* run = static_cast<BlockRun*>(t.data);
-  run->scheduler = t.fctx;
+  BlockRun* run = &worker.run;  // fibers never leave the worker that made them
+  run->resumed(t);
   Fiber* self = run->running;
   run->fiber_loop(self);
   self->finished = true;
-  ctx::jump_fcontext(run->scheduler, self);  // never resumed
+  Fiber* next = run->next_fiber();
+  run->running = next;
+  ctx::jump_fcontext(next ? next->context : run->scheduler, self);  // never resumed
 }
 
 void BlockRun::fiber_loop(Fiber* self) {
@@ -122,11 +124,40 @@ void BlockRun::thread_exited(unsigned t) {
   warps[threads[t].warp].exited |= 1u << threads[t].lane;
 }
 
+// Control passes directly from fiber to fiber: a parking fiber resumes the
+// next ready one (or starts a new one for the threads not yet started), so a
+// barrier costs one context switch per thread. Only when nothing can run does
+// control return to the scheduler in execute().
+Fiber* BlockRun::next_fiber() {
+  if (failed) return nullptr;
+  if (!ready.empty()) {
+    Fiber* f = ready.front();
+    ready.pop_front();
+    return f;
+  }
+  if (next_unstarted < thread_count) {
+    Fiber* f = new_fiber();
+    fibers.push_back(f);
+    return f;
+  }
+  return nullptr;
+}
+
+void BlockRun::resumed(ctx::transfer_t t) {
+  if (auto* from = static_cast<Fiber*>(t.data)) {
+    from->context = t.fctx;
+  } else {
+    scheduler = t.fctx;
+  }
+}
+
 void BlockRun::park() {
   Fiber* self = running;
   ThreadState* me = current_thread;
-  ctx::transfer_t t = ctx::jump_fcontext(scheduler, self);
-  scheduler = t.fctx;
+  Fiber* next = next_fiber();
+  running = next;
+  resumed(ctx::jump_fcontext(next ? next->context : scheduler, self));
+  running = self;
   current_thread = me;
 }
 
@@ -136,22 +167,12 @@ void BlockRun::make_ready(unsigned t) {
 }
 
 void BlockRun::execute() {
-  for (;;) {
-    Fiber* f;
-    if (failed) break;
-    if (!ready.empty()) {
-      f = ready.front();
-      ready.pop_front();
-    } else if (next_unstarted < thread_count) {
-      f = new_fiber();
-      fibers.push_back(f);
-    } else {
-      break;
-    }
-    running = f;
-    ctx::transfer_t t = ctx::jump_fcontext(f->context, this);
-    static_cast<Fiber*>(t.data)->context = t.fctx;
+  if (Fiber* first = next_fiber()) {
+    running = first;
+    resumed(ctx::jump_fcontext(first->context, nullptr));
   }
+  // Back here: nothing can run. Either every thread exited or the rest wait
+  // for something that will never happen.
   if (exited < thread_count && !failed) report_deadlock();
   current_thread = &host_placeholder_thread;
   // Fibers of threads that never finished are abandoned: their stacks are
@@ -159,6 +180,7 @@ void BlockRun::execute() {
   for (Fiber* f : fibers) worker.spare_fibers.push_back(f);
   fibers.clear();
   ready.clear();
+  barrier_waiters.clear();
 }
 
 int BlockRun::barrier(int predicate, const std::source_location& site) {
@@ -174,6 +196,7 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
   extra[me].wait_site = site;
   if (++barrier_arrived < thread_count) {
     extra[me].waiting = Waiting::barrier;
+    barrier_waiters.push_back(me);
     park();
     return static_cast<int>(extra[me].result);
   }
@@ -186,12 +209,11 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
   }
   barrier_arrived = 0;
   ++epoch;
-  for (unsigned t = 0; t < thread_count; ++t) {
-    if (extra[t].waiting == Waiting::barrier) {
-      extra[t].result = static_cast<std::uint64_t>(barrier_count);
-      make_ready(t);
-    }
+  for (unsigned t : barrier_waiters) {
+    extra[t].result = static_cast<std::uint64_t>(barrier_count);
+    make_ready(t);
   }
+  barrier_waiters.clear();
   return barrier_count;
 }
 

@@ -114,6 +114,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   record.sites = std::move(launch.sites);
   std::sort(launch.traces.begin(), launch.traces.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+  record.accesses.reserve(launch.accesses_kept);
   for (auto& [b, accesses] : launch.traces) {
     record.accesses.insert(record.accesses.end(), accesses.begin(), accesses.end());
   }
