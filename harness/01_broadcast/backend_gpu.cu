@@ -1,0 +1,31 @@
+// Lab 01 on the GPU: the lab's .cuh files compiled by nvcc, behind Backend.
+#include <memory>
+#include <string>
+
+#include "backend.hpp"
+#include "backend_impl.hpp"
+#include "cudalab/device_info.hpp"
+
+namespace lab01::harness {
+
+std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) {
+  const cudalab::on_gpu::GpuAvailability gpus = cudalab::on_gpu::probe_gpus();
+  if (gpus.count == 0) {
+    if (why_not != nullptr) *why_not = gpus.reason;
+    return nullptr;
+  }
+  return std::make_unique<on_gpu::LabBackend>();
+}
+
+DeviceFunctions gpu_device_functions() {
+  DeviceFunctions functions;
+  functions.broadcast_sum = lab01::on_gpu::broadcast_sum;
+  functions.broadcast_sum_coalesced = lab01::on_gpu::broadcast_sum_coalesced;
+  functions.broadcast_add_in_place = [](float* a, const float* b, int x, int y, int block_size) {
+    lab01::on_gpu::broadcast_add<float>(a, a, {x, y}, b, {y}, block_size);
+  };
+  functions.broadcast_sum_vec4 = lab01::on_gpu::broadcast_sum_vec4;
+  return functions;
+}
+
+}  // namespace lab01::harness

@@ -1,0 +1,114 @@
+// Lab 01, exercises 1-3: the lecture's broadcast_sum kernel.
+//
+// The job, in PyTorch: a += b.expand_as(a), for a row-major matrix a of x rows
+// and y columns and a vector b of y elements, so a[j][k] += b[k]. The lecture
+// launches one thread per element of a.
+//
+// Edit the places marked TODO(exN); README.md says what each exercise wants.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "cudalab/kernel.hpp"
+
+// The element (i, j) of a row-major matrix with dj columns, as the lecture
+// defines it.
+// TODO(ex1): what does IDX2D(i % x, k, y) expand to? Fix the macro.
+#define IDX2D(i, j, dj) (dj * i + j)
+
+namespace lab01 {
+inline namespace CUDALAB_BACKEND {
+
+using cudalab::global_ptr;
+using cudalab::LaunchShape;
+
+// x * y as the kernels' int element count; negative sizes and counts that do
+// not fit in an int are refused before anything is launched.
+inline int matrix_size(int x, int y) {
+  const std::int64_t size = std::int64_t{x} * y;
+  if (x < 0 || y < 0 || size > std::numeric_limits<int>::max()) {
+    throw std::invalid_argument("matrix of " + std::to_string(x) + " x " + std::to_string(y) +
+                                " elements: sizes must be >= 0 and the product fit in an int");
+  }
+  return static_cast<int>(size);
+}
+
+// ---- Exercise 1: the global thread index ------------------------------------
+//
+// One thread per element of a. The grid may be 2-D (the lecture's grid helper
+// makes it so beyond 65535 blocks); blocks are numbered row by row.
+__global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float> b, int x, int y,
+                                     int size) {
+  // TODO(ex1): some elements of a are added twice and others never. Why?
+  const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockIdx.x + threadIdx.x;
+  if (i >= size) return;
+  // The lecture's mapping: thread i takes row i % x, column i / x.
+  const int k = i / x % y;
+  a[IDX2D(i % x, k, y)] += b[k];
+}
+
+// Launches the exercise 1 kernel on the grid and block the caller chose.
+inline void broadcast_sum_lecture(float* a, const float* b, int x, int y, LaunchShape shape) {
+  const int size = matrix_size(x, y);
+  cudalab::launch(broadcast_sum_kernel, shape, a, b, x, y, size);
+}
+
+// ---- Exercise 2: a launch configuration for any size ------------------------
+//
+// The lecture's grid helper, cuda_gridsize, written for its BLOCK of 512
+// threads: a 1-D grid, or a 2-D one once there are more than 65535 blocks.
+constexpr int BLOCK = 512;
+
+inline dim3 cuda_gridsize(int n) {
+  int k = (n - 1) / BLOCK + 1;
+  int x = k;
+  int y = 1;
+  if (x > 65535) {
+    x = static_cast<int>(std::ceil(std::sqrt(k)));
+    y = (n - 1) / (x * BLOCK) + 1;
+  }
+  return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y), 1);
+}
+
+// The grid and block for `size` threads in blocks of `block_size` threads.
+// TODO(ex2): correct for every size and every block size in [1, 1024]. Keep
+// the 2-D grid, or write a grid-stride loop in your own kernel (then launch
+// that kernel below): the tests accept either.
+inline LaunchShape broadcast_sum_launch_shape(int size, int block_size) {
+  return LaunchShape{cuda_gridsize(size), dim3(static_cast<unsigned>(block_size), 1, 1)};
+}
+
+// a += b.expand_as(a) with the exercise 1 kernel, for any x, y and block size.
+inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size) {
+  const int size = matrix_size(x, y);
+  const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
+  cudalab::launch(broadcast_sum_kernel, shape, a, b, x, y, size);
+}
+
+// ---- Exercise 3: coalesced writes -------------------------------------------
+//
+// The same result, but the 32 threads of a warp must write 32 neighbouring
+// floats of a (four 32-byte sectors), where the lecture's mapping has them
+// write 32 floats that lie y apart.
+__global__ void broadcast_sum_coalesced_kernel(global_ptr<float> a, global_ptr<const float> b,
+                                               int x, int y, int size) {
+  // TODO(ex3): the lecture's mapping, as in exercise 1 (with exercise 1's
+  // index fixed). Change which element thread i owns.
+  const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockIdx.x + threadIdx.x;
+  if (i >= size) return;
+  const int k = i / x % y;
+  a[IDX2D(i % x, k, y)] += b[k];
+}
+
+inline void broadcast_sum_coalesced(float* a, const float* b, int x, int y, int block_size) {
+  const int size = matrix_size(x, y);
+  const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
+  cudalab::launch(broadcast_sum_coalesced_kernel, shape, a, b, x, y, size);
+}
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace lab01

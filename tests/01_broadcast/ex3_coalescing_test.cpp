@@ -1,0 +1,76 @@
+// Exercise 3: the coalesced mapping. Same result as exercise 2; on the
+// emulator, each warp's stores to a must touch at most four 32-byte sectors
+// (32 lanes x 4 bytes = 128 bytes), where the lecture's row-fastest mapping
+// has every lane in a sector of its own.
+#include <gtest/gtest.h>
+
+#include "lab01_test_support.hpp"
+
+namespace lab01::testing {
+namespace {
+
+class Ex3Coalesced : public OnBackend {
+ protected:
+  Observation run_and_check(int x, int y, int block_size, const RunOptions& options = {}) {
+    if (HasFailure()) return {};  // report the first failing case only
+    const auto size = static_cast<std::size_t>(x) * static_cast<std::size_t>(y);
+    std::vector<float> a = rng_.uniform(size, -1.0f, 1.0f);
+    const std::vector<float> b = harness::nonzero_values(rng_, static_cast<std::size_t>(y));
+    const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
+    const std::string what = "broadcast_sum_coalesced on a " + shape_text(x, y) +
+                             " with block size " + std::to_string(block_size);
+    const Observation run = backend().broadcast_sum_coalesced(a, b, x, y, block_size, options);
+    EXPECT_TRUE(ran(run)) << what;
+    EXPECT_TRUE(
+        matches(a, expected, {static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, what));
+    EXPECT_TRUE(nothing_written_outside(run, what));
+    if (run.coverage) {
+      EXPECT_TRUE(written_exactly_once(*run.coverage, y, what));
+    }
+    return run;
+  }
+};
+
+TEST_P(Ex3Coalesced, Ex3_AnyShapeAnyBlockSize) {
+  const int shapes[][2] = {{1, 1}, {1, 1000}, {1000, 1}, {17, 31}, {127, 129}, {513, 1023}};
+  for (const auto& shape : shapes) {
+    for (int block_size : {32, 96, 256, 1024}) run_and_check(shape[0], shape[1], block_size);
+  }
+  run_and_check(0, 5, 128);
+}
+
+TEST_P(Ex3Coalesced, Ex3_MoreThan65535Blocks) {
+  if (on_emulator()) {
+    run_and_check(2039, 1031, 32);
+  } else {
+    run_and_check(8191, 8209, 256);  // 269 MB, 262,657 blocks
+  }
+}
+
+LAB01_ON_BOTH_BACKENDS(Ex3Coalesced);
+
+class Ex3Sectors : public Ex3Coalesced {};
+
+TEST_P(Ex3Sectors, Ex3_StoresTouchAtMostFourSectorsPerWarp) {
+  RunOptions options;
+  options.trace = true;
+  const int shapes[][2] = {{64, 96}, {33, 250}, {200, 7}};
+  for (const auto& shape : shapes) {
+    const Observation run = run_and_check(shape[0], shape[1], 128, options);
+    ASSERT_TRUE(run.stores.has_value());
+    ASSERT_GT(run.stores->requests, 0u) << "the kernel stored nothing to a";
+    EXPECT_LE(run.stores->max_sectors, 4u)
+        << "a " << shape_text(shape[0], shape[1])
+        << ": a warp's 32 stores of 4 bytes touched up to " << run.stores->max_sectors
+        << " 32-byte sectors (" << run.stores->sectors_per_request()
+        << " per request on average). Coalesced stores need 4: consecutive threads must write "
+           "consecutive elements of a. The lecture's mapping (thread i -> row i % x) puts "
+           "neighbouring threads y floats apart, one sector each.";
+    if (HasFailure()) return;
+  }
+}
+
+LAB01_ON_EMULATOR_ONLY(Ex3Sectors);
+
+}  // namespace
+}  // namespace lab01::testing

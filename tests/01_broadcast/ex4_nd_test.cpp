@@ -1,0 +1,197 @@
+// Exercise 4: out = a + b with PyTorch's broadcasting, up to 4-D, fp32 and
+// fp16. Shapes that cannot broadcast must throw std::invalid_argument naming
+// both shapes, before anything is launched or written.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "lab01_test_support.hpp"
+
+namespace lab01::testing {
+namespace {
+
+using harness::to_string;
+
+std::vector<std::size_t> dims(const Shape& shape) {
+  return std::vector<std::size_t>(shape.begin(), shape.end());
+}
+
+// Pairs that broadcast: trailing alignment, size-1 and missing dimensions,
+// 0-d tensors, primes, and sizes that are not multiples of a block.
+const std::vector<std::pair<Shape, Shape>> kCompatible = {{{3, 4}, {4}},
+                                                          {{3, 1}, {1, 4}},
+                                                          {{2, 1, 5}, {3, 1}},
+                                                          {{}, {3, 4}},
+                                                          {{7}, {}},
+                                                          {{1}, {1}},
+                                                          {{5, 1, 1, 1}, {1}},
+                                                          {{2, 3, 5, 7}, {3, 1, 7}},
+                                                          {{1, 13, 1, 17}, {11, 1, 19, 1}},
+                                                          {{31, 1}, {1, 257}},
+                                                          {{1, 1, 1, 1}, {4, 1, 1, 3}},
+                                                          {{129, 65}, {129, 65}},
+                                                          {{2, 1, 1001}, {1, 3, 1}}};
+
+class Ex4Broadcast : public OnBackend {
+ protected:
+  void expect_fp32_correct(const Shape& a_shape, const Shape& b_shape, int block_size,
+                           const RunOptions& options = {}) {
+    if (HasFailure()) return;  // report the first failing case only
+    const std::vector<float> a = rng_.uniform(harness::element_count(a_shape), -1.0f, 1.0f);
+    const std::vector<float> b = harness::nonzero_values(rng_, harness::element_count(b_shape));
+    const auto expected = harness::broadcast_add_reference(a, a_shape, b, b_shape,
+                                                           [](float p, float q) { return p + q; });
+    const Shape out_shape = harness::broadcast_result_shape(a_shape, b_shape);
+    std::vector<float> out(expected.size(), std::numeric_limits<float>::quiet_NaN());  // poison
+    const std::string what = "broadcast_add (fp32) of " + to_string(a_shape) + " and " +
+                             to_string(b_shape) + ", block size " + std::to_string(block_size);
+    const Observation run =
+        backend().broadcast_add(out, a, a_shape, b, b_shape, block_size, options);
+    ASSERT_TRUE(ran(run)) << what;
+    EXPECT_TRUE(matches(out, expected, dims(out_shape), what));
+    EXPECT_TRUE(nothing_written_outside(run, what));
+    if (run.coverage) {
+      EXPECT_TRUE(written_exactly_once(*run.coverage, 0, what));
+    }
+  }
+
+  void expect_fp16_correct(const Shape& a_shape, const Shape& b_shape, int block_size) {
+    if (HasFailure()) return;  // report the first failing case only
+    const auto a =
+        harness::to_half_bits(rng_.uniform(harness::element_count(a_shape), -100.0f, 100.0f));
+    const auto b =
+        harness::to_half_bits(harness::nonzero_values(rng_, harness::element_count(b_shape)));
+    const auto expected =
+        harness::broadcast_add_reference(a, a_shape, b, b_shape, harness::add_half_bits);
+    const Shape out_shape = harness::broadcast_result_shape(a_shape, b_shape);
+    std::vector<std::uint16_t> out(expected.size(), 0x7e00);  // poison: fp16 NaN
+    const std::string what = "broadcast_add (fp16) of " + to_string(a_shape) + " and " +
+                             to_string(b_shape) + ", block size " + std::to_string(block_size);
+    const Observation run = backend().broadcast_add_half(out, a, a_shape, b, b_shape, block_size);
+    ASSERT_TRUE(ran(run)) << what;
+    EXPECT_TRUE(matches(half_values(out), half_values(expected), dims(out_shape), what));
+    EXPECT_TRUE(nothing_written_outside(run, what));
+  }
+};
+
+TEST_P(Ex4Broadcast, Ex4_ResultShapeFollowsPyTorch) {
+  const std::vector<std::pair<std::pair<Shape, Shape>, Shape>> cases = {
+      {{{3, 4}, {4}}, {3, 4}},
+      {{{3, 1}, {1, 4}}, {3, 4}},
+      {{{2, 1, 5}, {3, 1}}, {2, 3, 5}},
+      {{{}, {3, 4}}, {3, 4}},
+      {{{7}, {}}, {7}},
+      {{{}, {}}, {}},
+      {{{5, 1, 1, 1}, {1}}, {5, 1, 1, 1}},
+      {{{1, 13, 1, 17}, {11, 1, 19, 1}}, {11, 13, 19, 17}},
+      {{{0, 3}, {3}}, {0, 3}},
+      {{{1}, {0}}, {0}},
+      {{{2, 1}, {2, 0}}, {2, 0}},
+  };
+  for (const auto& [inputs, expected] : cases) {
+    const auto& [a, b] = inputs;
+    try {
+      EXPECT_EQ(backend().broadcast_shapes(a, b), expected)
+          << "broadcast_shapes(" << to_string(a) << ", " << to_string(b) << ") should be "
+          << to_string(expected);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "broadcast_shapes(" << to_string(a) << ", " << to_string(b)
+                    << ") threw: " << e.what() << "; expected " << to_string(expected);
+    }
+  }
+}
+
+TEST_P(Ex4Broadcast, Ex4_Fp32MatchesReference) {
+  for (const auto& [a_shape, b_shape] : kCompatible) {
+    for (int block_size : {64, 256, 1000}) {
+      expect_fp32_correct(a_shape, b_shape, block_size);
+      expect_fp32_correct(b_shape, a_shape, block_size);  // a + b and b + a
+    }
+  }
+}
+
+TEST_P(Ex4Broadcast, Ex4_Fp16MatchesReference) {
+  for (const auto& [a_shape, b_shape] : kCompatible) {
+    for (int block_size : {128, 1000}) expect_fp16_correct(a_shape, b_shape, block_size);
+  }
+}
+
+TEST_P(Ex4Broadcast, Ex4_ZeroSizeShapes) {
+  expect_fp32_correct({0, 3}, {3}, 256);
+  expect_fp32_correct({1}, {0}, 256);
+  expect_fp32_correct({2, 0, 4}, {2, 1, 1}, 256);
+  expect_fp16_correct({0}, {1}, 256);
+}
+
+TEST_P(Ex4Broadcast, Ex4_LargeShape) {
+  if (on_emulator()) {
+    expect_fp32_correct({64, 1, 521}, {37, 1}, 256);  // 1.2 M elements
+    expect_fp16_correct({1, 2053}, {257, 1}, 256);    // 0.5 M elements
+  } else {
+    expect_fp32_correct({16, 64, 1, 1031}, {97, 1}, 256);  // 102 M elements
+    expect_fp16_correct({8191, 1}, {1, 8209}, 512);        // 67 M elements
+  }
+}
+
+TEST_P(Ex4Broadcast, Ex4_IncompatibleShapesThrowAndWriteNothing) {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{3, 4}, {5}},          {{2, 3}, {3, 2}},       {{0}, {2}},
+      {{4, 1, 6}, {1, 5, 7}}, {{1, 2, 3, 4, 5}, {1}}, {{3, -1}, {3, 1}}};
+  for (const auto& [a_shape, b_shape] : cases) {
+    const std::string call =
+        "broadcast_add of " + to_string(a_shape) + " and " + to_string(b_shape);
+    std::vector<float> a(std::min<std::size_t>(harness::element_count(a_shape), 1000), 1.0f);
+    std::vector<float> b(std::min<std::size_t>(harness::element_count(b_shape), 1000), 2.0f);
+    const std::vector<float> poison(64, -12345.0f);
+    std::vector<float> out = poison;
+    RunOptions options;
+    options.trace = on_emulator();
+    const Observation run = backend().broadcast_add(out, a, a_shape, b, b_shape, 256, options);
+    ASSERT_TRUE(run.failed()) << call << " must throw std::invalid_argument, but returned";
+    EXPECT_EQ(run.error_type, "std::invalid_argument") << call << " threw: " << run.error;
+    const bool names_shapes = run.error.find(to_string(a_shape)) != std::string::npos &&
+                              run.error.find(to_string(b_shape)) != std::string::npos;
+    EXPECT_TRUE(names_shapes) << call << ": the message should name both shapes as "
+                              << to_string(a_shape) << " and " << to_string(b_shape)
+                              << ", got: " << run.error;
+    EXPECT_EQ(out, poison) << call << ": the output changed although the shapes do not broadcast";
+    EXPECT_TRUE(nothing_written_outside(run, call));
+    if (run.launches) {
+      EXPECT_EQ(*run.launches, 0) << call << ": a kernel was launched";
+    }
+    if (HasFailure()) return;
+  }
+}
+
+TEST_P(Ex4Broadcast, Ex4_MismatchMessageNamesTheDimension) {
+  try {
+    backend().broadcast_shapes({3, 4}, {5});
+    ADD_FAILURE() << "broadcast_shapes([3, 4], [5]) must throw std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("-1"), std::string::npos)
+        << "say which dimension does not match (counted from the right: -1), got: " << message;
+    EXPECT_NE(message.find("4 and 5"), std::string::npos)
+        << "say which sizes do not match (\"4 and 5\"), got: " << message;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "broadcast_shapes([3, 4], [5]) threw something other than "
+                     "std::invalid_argument: "
+                  << e.what();
+  }
+}
+
+LAB01_ON_BOTH_BACKENDS(Ex4Broadcast);
+
+class Ex4Coverage : public Ex4Broadcast {};
+
+TEST_P(Ex4Coverage, Ex4_EveryOutputElementWrittenExactlyOnce) {
+  RunOptions options;
+  options.trace = true;
+  expect_fp32_correct({2, 3, 5, 7}, {3, 1, 7}, 64, options);
+  expect_fp32_correct({31, 1}, {1, 257}, 1000, options);
+}
+
+LAB01_ON_EMULATOR_ONLY(Ex4Coverage);
+
+}  // namespace
+}  // namespace lab01::testing

@@ -1,0 +1,99 @@
+// Exercise 5: the float4 version. Every alignment of a (its view starts 0-3
+// floats into the allocation), sizes that are not multiples of 4, rows that
+// are not multiples of 4; on the emulator, the body must move 16 bytes per
+// access and no 16-byte access may be misaligned (a GPU faults on those).
+#include <gtest/gtest.h>
+
+#include "lab01_test_support.hpp"
+
+namespace lab01::testing {
+namespace {
+
+class Ex5Vectorized : public OnBackend {
+ protected:
+  Observation run_and_check(int x, int y, int offset, int block_size,
+                            const RunOptions& options = {}) {
+    if (HasFailure()) return {};  // report the first failing case only
+    const auto size = static_cast<std::size_t>(x) * static_cast<std::size_t>(y);
+    std::vector<float> a = rng_.uniform(size, -1.0f, 1.0f);
+    const std::vector<float> b = harness::nonzero_values(rng_, static_cast<std::size_t>(y));
+    const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
+    const std::string what = "broadcast_sum_vec4 on a " + shape_text(x, y) + " starting " +
+                             std::to_string(offset) + " floats after a 16-byte boundary, block " +
+                             std::to_string(block_size);
+    const Observation run = backend().broadcast_sum_vec4(a, b, x, y, offset, block_size, options);
+    EXPECT_TRUE(ran(run)) << what;
+    EXPECT_TRUE(
+        matches(a, expected, {static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, what));
+    EXPECT_TRUE(nothing_written_outside(run, what));
+    if (run.coverage) {
+      EXPECT_TRUE(written_exactly_once(*run.coverage, y, what));
+    }
+    return run;
+  }
+};
+
+TEST_P(Ex5Vectorized, Ex5_TailsAndEveryAlignment) {
+  const int shapes[][2] = {{1, 1}, {1, 2}, {1, 3}, {1, 4},   {1, 5},    {3, 7},
+                           {7, 3}, {5, 8}, {2, 6}, {17, 31}, {33, 1029}};
+  for (const auto& shape : shapes) {
+    for (int offset = 0; offset < 4; ++offset) {
+      for (int block_size : {32, 256}) run_and_check(shape[0], shape[1], offset, block_size);
+    }
+  }
+}
+
+TEST_P(Ex5Vectorized, Ex5_ZeroSize) {
+  run_and_check(0, 6, 1, 128);
+  run_and_check(5, 0, 0, 128);
+}
+
+TEST_P(Ex5Vectorized, Ex5_LargeShape) {
+  if (on_emulator()) {
+    run_and_check(1031, 2039, 3, 256);
+  } else {
+    run_and_check(8191, 8209, 1, 256);  // 269 MB
+  }
+}
+
+LAB01_ON_BOTH_BACKENDS(Ex5Vectorized);
+
+class Ex5Accesses : public Ex5Vectorized {};
+
+TEST_P(Ex5Accesses, Ex5_BodyMoves16BytesPerAccess) {
+  RunOptions options;
+  options.trace = true;
+  const int shapes[][2] = {{64, 1030}, {9, 7}, {1, 4}};
+  for (const auto& shape : shapes) {
+    for (int offset = 0; offset < 4; ++offset) {
+      const Observation run = run_and_check(shape[0], shape[1], offset, 128, options);
+      ASSERT_TRUE(run.write_widths.has_value());
+      const auto& widths = *run.write_widths;
+      const std::string where = "a " + shape_text(shape[0], shape[1]) + " starting " +
+                                std::to_string(offset) + " floats after a 16-byte boundary";
+      EXPECT_EQ(widths.misaligned, 0u)
+          << where << ": " << widths.misaligned
+          << " misaligned writes, first: " << widths.first_misaligned
+          << ". A float4 access must start at a multiple of 16 bytes; the elements before the "
+             "first 16-byte boundary need single-float accesses.";
+      // The 16-byte boundaries fix the split: head, whole float4s, tail.
+      const std::size_t size = static_cast<std::size_t>(shape[0]) * shape[1];
+      const std::size_t head = std::min<std::size_t>((4 - offset) % 4, size);
+      const std::size_t vectors = (size - head) / 4;
+      EXPECT_EQ(widths.vector_writes, vectors)
+          << where << ": expected " << vectors << " float4 writes (every whole, aligned group "
+          << "of 4 floats after the " << head << " head elements), got " << widths.vector_writes;
+      EXPECT_EQ(widths.scalar_writes, size - 4 * vectors)
+          << where << ": only the " << head << " head and " << size - head - 4 * vectors
+          << " tail elements should be written one float at a time, got " << widths.scalar_writes
+          << " single-float writes";
+      if (HasFailure()) return;
+      EXPECT_EQ(widths.other_writes, 0u) << where << ": writes of neither 4 nor 16 bytes";
+    }
+  }
+}
+
+LAB01_ON_EMULATOR_ONLY(Ex5Accesses);
+
+}  // namespace
+}  // namespace lab01::testing
