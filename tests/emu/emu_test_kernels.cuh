@@ -244,5 +244,26 @@ __global__ void copy_float4(cudalab::global_ptr<const float> in, cudalab::global
   if (i < n4) out4[i] = in4[i];
 }
 
+// Lanes exchange values through shared memory; __syncwarp orders the write
+// before the neighbour's read (with `sync` false, that is a PLANTED BUG).
+__global__ void warp_exchange(cudalab::global_ptr<int> data, bool sync) {
+  __shared__ shared_array<int, 64> slots;
+  unsigned t = threadIdx.x;
+  slots[t] = static_cast<int>(data[t]);
+  if (sync) __syncwarp();
+  data[t] = static_cast<int>(slots[t ^ 1u]);
+}
+
+// PLANTED BUG: the two halves of the block wait at different __syncthreads calls.
+__global__ void barriers_at_two_sites(cudalab::global_ptr<int> data) {
+  if (threadIdx.x < 16) {
+    data[threadIdx.x] = 1;
+    __syncthreads();
+  } else {
+    data[threadIdx.x] = 2;
+    __syncthreads();
+  }
+}
+
 }  // namespace CUDALAB_BACKEND
 }  // namespace emu_tests

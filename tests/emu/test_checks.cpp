@@ -62,6 +62,33 @@ TEST(Checks, BarrierInDivergentBranchIsAnErrorNotAHang) {
   EXPECT_GT(r->line, 0u);
 }
 
+TEST(Checks, BarriersAtDifferentCallSitesAreDivergent) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  Device<int> data(32);
+  Recording rec;
+  cudalab::launch(barriers_at_two_sites, dim3(2), dim3(32), data.get());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  const auto* r = first_report(rec, ReportKind::divergent_barrier);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_NE(r->message.find("different __syncthreads"), std::string::npos) << r->message;
+}
+
+TEST(Checks, SyncwarpOrdersAccessesWithinAWarp) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  std::vector<int> x = random_ints(64, 0, 1000);
+  Device<int> data(x);
+  {
+    Recording rec;
+    cudalab::launch(warp_exchange, dim3(1), dim3(64), data.get(), true);
+    EXPECT_TRUE(rec.clean()) << rec.reports_text();
+    std::vector<int> got = data.download();
+    for (int i = 0; i < 64; ++i) EXPECT_EQ(got[i], x[i ^ 1]) << i;
+  }
+  Recording rec;
+  cudalab::launch(warp_exchange, dim3(1), dim3(64), data.get(), false);
+  EXPECT_TRUE(has_report(rec, ReportKind::intra_block_race)) << rec.reports_text();
+}
+
 TEST(Checks, UninitialisedReadIsReported) {
   cudalab::emu::ScopedOptions scoped(quiet());
   const int n = 77;

@@ -52,7 +52,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Shape{dim3(1), dim3(1)}, Shape{dim3(7), dim3(33)},
                       Shape{dim3(70001), dim3(1)},  // more than 65535 blocks in x
                       Shape{dim3(3, 5), dim3(16, 4)}, Shape{dim3(2, 3, 4), dim3(5, 3, 2)},
-                      Shape{dim3(1, 1, 3), dim3(1, 1, 64)}, Shape{dim3(2), dim3(1024)}));
+                      Shape{dim3(1, 1, 3), dim3(1, 1, 64)}, Shape{dim3(2), dim3(1024)}),
+    [](const ::testing::TestParamInfo<Shape>& info) {
+      const Shape& s = info.param;
+      return "grid" + std::to_string(s.grid.x) + "x" + std::to_string(s.grid.y) + "x" +
+             std::to_string(s.grid.z) + "_block" + std::to_string(s.block.x) + "x" +
+             std::to_string(s.block.y) + "x" + std::to_string(s.block.z);
+    });
 
 TEST(Execution, SharedMemoryBlockSumWithBarriers) {
   for (int n : {1, 255, 256, 1000, 4099}) {
