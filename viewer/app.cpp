@@ -22,7 +22,8 @@ void panel_tab(UiState& state, Panel panel, const char* title, void (*draw)(UiSt
 }  // namespace
 
 void draw_frame(UiState& state) {
-  if (state.run_pending) execute_pending_run(state);
+  collect_run(state, false);
+  start_pending_run(state);
 
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(viewport->WorkPos);

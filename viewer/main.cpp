@@ -32,6 +32,7 @@ struct Options {
   std::string results;
   std::string screenshot, layout, panel = "indexing";
   int frames = 4;
+  bool small_png = false;
   std::string size = "1400x860";
   float scale = 0;  // 0: the monitor's content scale
 };
@@ -104,6 +105,8 @@ int main(int argc, char** argv) {
   cli.add_option("--layout", o.layout, "with --screenshot: also write where panels drew (JSON)");
   cli.add_option("--frames", o.frames, "with --screenshot: frames to render first")
       ->check(CLI::Range(1, 100));
+  cli.add_flag("--small-png", o.small_png,
+               "with --screenshot: 256-colour PNG (for the docs; tests want exact colours)");
   cli.add_option("--size", o.size, "window size WIDTHxHEIGHT");
   cli.add_option("--scale", o.scale, "UI scale (default: the monitor's; 1 for screenshots)");
   CLI11_PARSE(cli, argc, argv);
@@ -171,6 +174,7 @@ int main(int argc, char** argv) {
       ImGui::NewFrame();
       if (handle_shortcuts(state)) glfwSetWindowShouldClose(window, 1);
       draw_frame(state);
+      if (screenshot) collect_run(state, true);  // a screenshot shows finished runs
       ImGui::Render();
 
       int fb_width = width, fb_height = height;
@@ -184,7 +188,7 @@ int main(int argc, char** argv) {
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
       if (screenshot && frame + 1 >= o.frames) {
-        write_png(o.screenshot, target->read());
+        write_png(o.screenshot, target->read(), o.small_png);
         if (!o.layout.empty()) write_layout(o.layout, state.layout);
         break;
       }
@@ -196,6 +200,7 @@ int main(int argc, char** argv) {
   }
 
   // Shut down.
+  collect_run(state, true);  // the worker must not outlive the state it reports to
   target.reset();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

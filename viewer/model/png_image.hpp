@@ -19,8 +19,11 @@ struct Image {
   }
 };
 
-// Throws std::runtime_error naming the file and the problem.
-void write_png(const std::string& path, const Image& image);
+// Throws std::runtime_error naming the file and the problem. With
+// `palette`, writes an 8-bit colour-mapped PNG (a fraction of the size, for
+// the screenshots committed to docs/): the 256 most frequent colours are kept
+// exactly and every other pixel takes the nearest of them (anti-aliased text).
+void write_png(const std::string& path, const Image& image, bool palette = false);
 Image read_png(const std::string& path);
 
 }  // namespace cudalab::viewer

@@ -12,25 +12,35 @@ std::optional<Panel> panel_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-void execute_pending_run(UiState& state) {
-  state.run_pending = false;
-  const LabSource* lab = state.lab_source();
-  if (lab == nullptr) {
-    state.run_error = "no lab is available in this build";
-    return;
-  }
-  RunOutcome outcome = lab->run(state.request);
-  if (!outcome.run) {
-    state.run_error = outcome.error;
+namespace {
+
+// Runs on the worker thread: touches nothing but its arguments.
+FinishedRun run_both(const LabSource* lab, RunRequest request, std::size_t compare_version) {
+  FinishedRun done;
+  RunOutcome outcome = lab->run(request);
+  done.error = outcome.error;  // a run can succeed and still report problems
+  done.seconds = outcome.seconds;
+  if (!outcome.run) return done;
+  done.current.emplace(std::move(*outcome.run));
+  request.version = compare_version;
+  RunOutcome compared = lab->run(request);
+  if (compared.run) done.compared.emplace(std::move(*compared.run));
+  return done;
+}
+
+void take(UiState& state, FinishedRun done) {
+  state.run_error = done.error;
+  if (!done.current) {
+    const LabSource* lab = state.lab_source();
     std::cerr << "cudalab_view: " << lab->title() << " / "
-              << lab->versions()[state.request.version].name << ": " << outcome.error << "\n";
+              << lab->versions()[state.request.version].name << ": " << done.error << "\n";
     return;
   }
-  state.run_error = outcome.error;  // a run can succeed and still report problems
-  state.run_seconds = outcome.seconds;
-  const bool same_shape = state.current && state.current->run.rows == outcome.run->rows &&
-                          state.current->run.cols == outcome.run->cols;
-  state.current.emplace(std::move(*outcome.run));
+  state.run_seconds = done.seconds;
+  const bool same_shape = state.current && state.current->run.rows == done.current->run.rows &&
+                          state.current->run.cols == done.current->run.cols;
+  state.current = std::move(done.current);
+  state.compared = std::move(done.compared);
   if (!same_shape) state.indexing.fit_pending = true;
   state.indexing.selection = {};
   const KernelRun& run = state.current->run;
@@ -38,15 +48,30 @@ void execute_pending_run(UiState& state) {
     state.coalescing.site = first_store_site(run);
   state.coalescing.block = std::min<std::uint64_t>(state.coalescing.block, run.blocks() - 1);
   state.coalescing.warp = std::min<std::uint64_t>(state.coalescing.warp, run.warps_per_block() - 1);
+}
 
-  RunRequest other = state.request;
-  other.version = std::min(state.coalescing.compare_version.value_or(lab->default_comparison()),
-                           lab->versions().size() - 1);
-  RunOutcome compared = lab->run(other);
-  if (compared.run)
-    state.compared.emplace(std::move(*compared.run));
-  else
-    state.compared.reset();
+}  // namespace
+
+void start_pending_run(UiState& state) {
+  if (!state.run_pending || state.run_in_flight.valid()) return;
+  state.run_pending = false;
+  const LabSource* lab = state.lab_source();
+  if (lab == nullptr) {
+    state.run_error = "no lab is available in this build";
+    return;
+  }
+  const std::size_t compare =
+      std::min(state.coalescing.compare_version.value_or(lab->default_comparison()),
+               lab->versions().size() - 1);
+  state.run_in_flight = std::async(std::launch::async, run_both, lab, state.request, compare);
+}
+
+bool collect_run(UiState& state, bool wait) {
+  if (!state.run_in_flight.valid()) return false;
+  if (!wait && state.run_in_flight.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    return true;
+  take(state, state.run_in_flight.get());
+  return false;
 }
 
 void load_results(UiState& state, const std::string& path) {

@@ -2,6 +2,7 @@
 // statics): what is selected, what was loaded, how the views are zoomed.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,13 @@ struct LoadedRun {
   CoveragePyramid pyramid;
   CoverageStats stats;
   explicit LoadedRun(KernelRun r) : run(std::move(r)), pyramid(run), stats(coverage_stats(run)) {}
+};
+
+// What a run on the worker thread hands back: both sides, derived data built.
+struct FinishedRun {
+  std::optional<LoadedRun> current, compared;
+  std::string error;
+  double seconds = 0;
 };
 
 struct IndexingState {
@@ -67,7 +75,8 @@ struct UiState {
   std::size_t lab = 0;
   RunRequest request;
   bool rerun_on_change = true;
-  bool run_pending = true;
+  bool run_pending = true;                 // start a run when none is in flight
+  std::future<FinishedRun> run_in_flight;  // the emulator runs off the UI thread
 
   std::optional<LoadedRun> current;   // the selected version
   std::optional<LoadedRun> compared;  // the coalescing panel's right-hand side
@@ -82,9 +91,13 @@ struct UiState {
   LabSource* lab_source() const { return labs.empty() ? nullptr : labs[lab].get(); }
 };
 
-// Runs the selected version (and the comparison) and stores what came back;
-// a failed run keeps the previous one on screen and sets run_error.
-void execute_pending_run(UiState& state);
+// Starts the selected version (and the coalescing panel's comparison) on a
+// worker thread when a run is pending and none is in flight.
+void start_pending_run(UiState& state);
+// Takes a finished run into the state (waiting for it with `wait`); a failed
+// run keeps the previous one on screen and sets run_error. Returns whether a
+// run is still in flight.
+bool collect_run(UiState& state, bool wait);
 
 // Loads a bench result file into state.timing; on failure keeps the app
 // running, sets timing.error and writes it to stderr.

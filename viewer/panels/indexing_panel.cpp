@@ -93,7 +93,9 @@ void legend(UiState& state, const KernelRun& run) {
   }
   const bool blocks = ix.colour_by == ColourBy::kBlock;
   ImGui::TextUnformatted(blocks ? "block" : "warp");
-  const std::uint64_t n = std::min(legend_entries(run, ix.colour_by), kMaxLegendSwatches);
+  const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 28;
+  const auto fits = static_cast<std::uint64_t>(std::max(room / (ImGui::GetFontSize() + 2), 1.0f));
+  const std::uint64_t n = std::min({legend_entries(run, ix.colour_by), kMaxLegendSwatches, fits});
   for (std::uint64_t id = 0; id < n; ++id) {
     ImGui::SameLine(0, 2);
     const std::string tip =
@@ -108,7 +110,7 @@ void legend(UiState& state, const KernelRun& run) {
   }
   if (legend_entries(run, ix.colour_by) > n) {
     ImGui::SameLine();
-    ImGui::TextColored(ImVec4(0.63f, 0.65f, 0.69f, 1), "... colours repeat every %d",
+    ImGui::TextColored(ImVec4(0.63f, 0.65f, 0.69f, 1), "... (colours repeat every %d)",
                        kCategoricalColours);
   }
 }

@@ -103,6 +103,9 @@ bool shape_and_launch(UiState& state) {
 
 void run_outcome(const UiState& state) {
   section("last run");
+  if (state.run_in_flight.valid()) {
+    ImGui::TextColored(ImVec4(1, 0.85f, 0.4f, 1), "running on the emulator...");
+  }
   if (state.current) {
     const KernelRun& run = state.current->run;
     ImGui::TextWrapped("%s", run.kernel.c_str());

@@ -24,6 +24,23 @@ TEST(PngImage, RoundTrips) {
   std::filesystem::remove(path);
 }
 
+TEST(PngImage, PaletteKeepsFrequentColoursExactly) {
+  Image image{300, 1, {}};
+  for (int x = 0; x < 300; ++x) {  // over 256 colours; black and white dominate
+    const std::uint8_t v = x < 20 ? 0 : x < 40 ? 255 : static_cast<std::uint8_t>(x - 40);
+    image.rgba.insert(image.rgba.end(), {v, v, std::uint8_t(x < 40 ? v : 7), 255});
+  }
+  const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_palette.png";
+  write_png(path.string(), image, true);
+  const Image back = read_png(path.string());
+  EXPECT_EQ(back.at(0, 0), (Rgba{0, 0, 0, 255}));
+  EXPECT_EQ(back.at(30, 0), (Rgba{255, 255, 255, 255}));
+  int exact = 0;
+  for (int x = 0; x < 300; ++x) exact += back.at(x, 0) == image.at(x, 0);
+  EXPECT_GE(exact, 296);  // only pixels of colours beyond the 256 most frequent move
+  std::filesystem::remove(path);
+}
+
 TEST(PngImage, NamesTheFileItCannotRead) {
   const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_not_a.png";
   std::ofstream(path) << "hello";
