@@ -23,11 +23,10 @@
 namespace cudalab::emu::detail {
 
 namespace {
-ThreadState host_placeholder_thread{};
-BlockInfo host_placeholder_block{};
-struct HostPlaceholderInit {
-  HostPlaceholderInit() { host_placeholder_thread.block = &host_placeholder_block; }
-} host_placeholder_init;
+// What threadIdx & co read in host code: index 0 everywhere, no block run.
+// Constant-initialised, so it is valid before any dynamic initialiser runs.
+constinit BlockInfo host_placeholder_block{};
+constinit ThreadState host_placeholder_thread{{}, &host_placeholder_block, 0, 0, 0, nullptr};
 }  // namespace
 
 __thread ThreadState* current_thread = &host_placeholder_thread;
@@ -66,6 +65,13 @@ struct Worker {
   BlockRun run;
   std::vector<Fiber*> spare_fibers;
   std::vector<unsigned char> dynamic_shared;
+
+  ~Worker() {
+    for (Fiber* f : spare_fibers) {
+      stacks.give_back(f->stack);
+      delete f;
+    }
+  }
 };
 
 thread_local Worker worker;
