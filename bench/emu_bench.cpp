@@ -12,20 +12,20 @@
 // plus the elementwise kernel with the default checks on, for scale.
 // --fidelity prints the emulator's sectors/request for the launches of
 // tests/emu/emu_fidelity_gpu.cu instead (compare with ncu on a GPU).
-// Nothing here asserts on time; the numbers go to stdout and the JSON file.
-#include <nlohmann/json.hpp>
-
+// Nothing here asserts on time. The numbers go to stdout and, with --out, to
+// a result file (docs/results-format.md) with "gpu": null and one figure per
+// benchmark in millions per second per core.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "coalescing_kernels.cuh"
 #include "cudalab/kernel.hpp"
+#include "cudalab/results.hpp"
 
 namespace emu_bench {
 
@@ -215,26 +215,24 @@ int main(int argc, char** argv) {
   }
 
   if (!out_path.empty()) {
-    nlohmann::json doc;
-    doc["schema"] = "cudalab.emu.bench/1";
-    doc["workers"] = workers;
-    doc["host_cores"] = std::thread::hardware_concurrency();
-    doc["elements"] = elements;
+    cudalab::ResultFile result = cudalab::new_result("emu_bench", "", argc, argv);
     for (const Measure& m : results) {
-      doc["results"].push_back({{"name", m.name},
-                                {"unit", m.unit},
-                                {"per_second", m.per_second},
-                                {"per_core", m.per_core},
-                                {"target_per_core", m.target_per_core},
-                                {"seconds", m.seconds},
-                                {"note", m.note}});
+      cudalab::Figure f;
+      f.name = m.name;
+      f.version = "emulator_" + std::to_string(workers) + "_workers";
+      f.shape = {elements};
+      f.time_ms = m.seconds * 1e3;
+      f.value = m.per_core / 1e6;
+      f.unit = "M " + m.unit + "/s/core";
+      result.add_figure(f);
     }
-    std::ofstream file(out_path);
-    if (!file) {
-      std::fprintf(stderr, "emu_bench: cannot write %s\n", out_path.c_str());
+    try {
+      cudalab::write_result(out_path, result);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "emu_bench: %s\n", e.what());
       return 1;
     }
-    file << doc.dump(2) << "\n";
+    std::printf("wrote %s\n", out_path.c_str());
   }
   return 0;
 }
