@@ -254,6 +254,15 @@ __global__ void warp_exchange(cudalab::global_ptr<int> data, bool sync) {
   data[t] = static_cast<int>(slots[t ^ 1u]);
 }
 
+// Reduced-precision storage: y = 2 * x in half and in bfloat16, computed in float.
+__global__ void double_half_and_bf16(cudalab::global_ptr<__half> h,
+                                     cudalab::global_ptr<__nv_bfloat16> b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  h[i] = __float2half(2.0f * __half2float(h[i]));
+  b[i] = __float2bfloat16(2.0f * __bfloat162float(b[i]));
+}
+
 // PLANTED BUG: the two halves of the block wait at different __syncthreads calls.
 __global__ void barriers_at_two_sites(cudalab::global_ptr<int> data) {
   if (threadIdx.x < 16) {

@@ -171,6 +171,30 @@ TEST(Execution, SixteenByteAccessesThroughReinterpretGlobal) {
   EXPECT_EQ(loads.sectors_histogram[7], 1u);
 }
 
+TEST(Execution, HalfAndBfloat16ThroughCudaHeaders) {
+  const int n = 131;
+  std::vector<float> x = random_floats(n, -8.0f, 8.0f);
+  std::vector<__half> hx(n);
+  std::vector<__nv_bfloat16> bx(n);
+  for (int i = 0; i < n; ++i) {
+    hx[i] = __float2half(x[i]);
+    bx[i] = __float2bfloat16(x[i]);
+  }
+  Device<__half> h(hx);
+  Device<__nv_bfloat16> b(bx);
+  Recording rec;
+  cudalab::launch(double_half_and_bf16, dim3(2), dim3(96), h.get(), b.get(), n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  std::vector<__half> hy = h.download();
+  std::vector<__nv_bfloat16> by = b.download();
+  for (int i = 0; i < n; ++i) {
+    // Doubling is exact in both formats.
+    EXPECT_EQ(__half2float(hy[i]), 2.0f * __half2float(hx[i])) << i;
+    EXPECT_EQ(__bfloat162float(by[i]), 2.0f * __bfloat162float(bx[i])) << i;
+  }
+}
+
 TEST(Execution, BadLaunchShapeRunsNothingAndReportsInvalidConfiguration) {
   Device<int4> out(64);
   ASSERT_EQ(cudaMemset(out.get(), 0x11, 64 * sizeof(int4)), cudaSuccess);
