@@ -87,6 +87,13 @@ class ref {
 
   // Read.
   operator value_type() const noexcept { return load(); }
+  // Read and convert, for element types whose own conversion is user-defined:
+  // static_cast<float>(half_ptr[i]) (implicitly that would be two conversions).
+  template <class U>
+  requires(!std::is_same_v<U, value_type> && std::is_convertible_v<value_type, U>) explicit
+  operator U() const noexcept {
+    return static_cast<U>(load());
+  }
   value_type load() const noexcept {
     if (detail::access_hooks_on) [[unlikely]] {
       if (!detail::on_access(allocation_, address_, sizeof(T), detail::kRead, site_)) {
