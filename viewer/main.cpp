@@ -40,8 +40,13 @@ struct Options {
 // Fills the state from the options; returns a message for bad values.
 std::optional<std::string> apply(const Options& o, UiState& state) {
   state.labs = available_labs();
-  for (std::size_t i = 0; i < state.labs.size(); ++i)
-    if (state.labs[i]->title().rfind(o.lab, 0) == 0) state.lab = i;
+  std::string known;
+  bool found = false;
+  for (std::size_t i = 0; i < state.labs.size(); ++i) {
+    known += (i ? ", " : "") + state.labs[i]->title();
+    if (!found && state.labs[i]->title().rfind(o.lab, 0) == 0) state.lab = i, found = true;
+  }
+  if (!found) return "no lab '" + o.lab + "' in this viewer (it has: " + known + ")";
   const auto shape = parse_extent(o.shape);
   if (!shape) return "--shape wants ROWSxCOLS (like 64x100), not '" + o.shape + "'";
   const auto block = parse_dim3(o.block);
@@ -94,7 +99,7 @@ void setup_style(float scale) {
 int main(int argc, char** argv) {
   Options o;
   CLI::App cli{"cudalab viewer: what a lab's kernel did (indexing, coalescing, timing)"};
-  cli.add_option("lab", o.lab, "lab number, e.g. 01");
+  cli.add_option("lab,--lab", o.lab, "lab number, e.g. 01");
   cli.add_option("--version", o.version, "version index in the lab's list (0: the lecture's)");
   cli.add_option("--shape", o.shape, "output shape ROWSxCOLS");
   cli.add_option("--block", o.block, "blockDim X[,Y[,Z]]");
