@@ -27,7 +27,9 @@ struct Launch2D {
   unsigned block = 256;
 };
 
-// What a call should record besides the result.
+// What a call should record besides the result. `trace` opens a
+// cudalab::emu::Recording for the call, so it must stay false while the
+// caller holds a Recording of its own (only one may be alive).
 struct RunOptions {
   bool trace = false;        // emulator: record accesses, derive coverage and sectors
   bool export_json = false;  // emulator: also export the trace as JSON (for the viewer)
