@@ -32,11 +32,19 @@ std::string site_label(const emu::LaunchRecord& launch, std::uint32_t site, bool
   return label + (code.empty() ? where : code + "   (" + where + ")");
 }
 
+// "lab01::on_emu::broadcast_sum_kernel(cudalab::emu::global_ptr<float>, int)"
+// -> "broadcast_sum_kernel": the name a student wrote.
+std::string short_name(const std::string& kernel) {
+  std::string name = kernel.substr(0, kernel.find('('));
+  const auto scope = name.rfind("::");
+  return scope == std::string::npos ? name : name.substr(scope + 2);
+}
+
 }  // namespace
 
 KernelRun kernel_run_from_launch(const emu::LaunchRecord& launch, const OutputTensor& output) {
   KernelRun run;
-  run.kernel = launch.kernel;
+  run.kernel = short_name(launch.kernel);
   run.grid = {launch.grid.x, launch.grid.y, launch.grid.z};
   run.block = {launch.block.x, launch.block.y, launch.block.z};
   run.rows = output.rows;
