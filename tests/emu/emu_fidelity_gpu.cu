@@ -2,7 +2,8 @@
 // GPU, for ncu to measure sectors per request (one command line):
 //
 //   ncu --clock-control none --kernel-name regex:load_
-//     --metrics l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+//     --metrics
+//     l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 //     ./emu_fidelity_gpu
 //
 // `emu_bench --fidelity` prints the emulator's figures for the same launches.

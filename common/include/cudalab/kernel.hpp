@@ -89,8 +89,8 @@ inline T* dynamic_shared() {
 
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), LaunchShape shape, Args&&... args) {
-  ::cudalab::emu::launch_kernel(kernel, shape.grid, shape.block, shape.shared_bytes,
-                                shape.stream, std::forward<Args>(args)...);
+  ::cudalab::emu::launch_kernel(kernel, shape.grid, shape.block, shape.shared_bytes, shape.stream,
+                                std::forward<Args>(args)...);
 }
 
 #endif
