@@ -24,32 +24,43 @@ struct RequestShape {
   std::uint64_t distinct_bytes = 0;
 };
 
-// Distinct units of 2^shift bytes touched by the lanes.
-unsigned distinct_units(const Lane* lanes, std::size_t n, unsigned shift) {
-  std::array<std::uint64_t, 256> units;
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t first = lanes[i].address >> shift;
-    const std::uint64_t last = (lanes[i].address + lanes[i].bytes - 1) >> shift;
-    for (std::uint64_t u = first; u <= last && count < units.size(); ++u) units[count++] = u;
+// Counts distinct units (sectors, lines, bytes) covered by intervals that
+// arrive sorted by their start: each interval adds what lies past the
+// furthest unit seen so far.
+class UnitCounter {
+ public:
+  explicit UnitCounter(unsigned shift) : shift_(shift) {}
+  void add(std::uint64_t begin, std::uint64_t end) {  // [begin, end), end > begin
+    const std::uint64_t first = begin >> shift_, last = (end - 1) >> shift_;
+    const std::uint64_t from = seen_ ? std::max(first, next_) : first;
+    if (last >= from) count_ += last - from + 1;
+    if (!seen_ || last + 1 > next_) next_ = last + 1;
+    seen_ = true;
   }
-  // Lanes come in lane order, so coalesced addresses are already sorted.
-  if (!std::is_sorted(units.begin(), units.begin() + count)) {
-    std::sort(units.begin(), units.begin() + count);
-  }
-  return static_cast<unsigned>(std::unique(units.begin(), units.begin() + count) - units.begin());
-}
+  std::uint64_t count() const { return count_; }
 
-std::uint64_t distinct_bytes(Lane* lanes, std::size_t n) {
-  std::sort(lanes, lanes + n, [](const Lane& a, const Lane& b) { return a.address < b.address; });
-  std::uint64_t total = 0, covered_to = 0;
+ private:
+  unsigned shift_;
+  bool seen_ = false;
+  std::uint64_t next_ = 0;  // first unit not yet counted
+  std::uint64_t count_ = 0;
+};
+
+// Sectors, lines and distinct bytes of a global-memory request. Lanes come in
+// lane order, so coalesced addresses need no sorting.
+void global_shape(Lane* lanes, std::size_t n, RequestShape& s) {
+  auto by_address = [](const Lane& a, const Lane& b) { return a.address < b.address; };
+  if (!std::is_sorted(lanes, lanes + n, by_address)) std::sort(lanes, lanes + n, by_address);
+  UnitCounter sectors(5), lines(7), bytes(0);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t begin = std::max(lanes[i].address, covered_to);
-    const std::uint64_t end = lanes[i].address + lanes[i].bytes;
-    if (end > begin) total += end - begin;
-    covered_to = std::max(covered_to, end);
+    const std::uint64_t begin = lanes[i].address, end = begin + std::max(1u, lanes[i].bytes);
+    sectors.add(begin, end);
+    lines.add(begin, end);
+    bytes.add(begin, end);
   }
-  return total;
+  s.sectors = static_cast<unsigned>(sectors.count());
+  s.lines = static_cast<unsigned>(lines.count());
+  s.distinct_bytes = bytes.count();
 }
 
 // Wavefronts a shared-memory request needs: the most distinct 4-byte words
@@ -77,9 +88,7 @@ RequestShape shape_of(Lane* lanes, std::size_t n, bool shared) {
   if (shared) {
     s.ways = bank_ways(lanes, n);
   } else {
-    s.sectors = distinct_units(lanes, n, 5);
-    s.lines = distinct_units(lanes, n, 7);
-    s.distinct_bytes = distinct_bytes(lanes, n);
+    global_shape(lanes, n, s);
   }
   return s;
 }
@@ -114,28 +123,32 @@ struct Keyed {
 template <class Visit>
 void for_each_request(std::vector<Keyed>& keyed, const std::uint64_t* addresses,
                       const std::uint8_t* bytes, Visit visit) {
-  // Bucket by warp first (a counting sort), then sort each warp's few accesses;
-  // the index breaks ties so that lanes stay in thread order.
+  // A counting sort on (warp, site, kind) keeps program order inside each
+  // bucket; only buckets whose occurrences are out of order (loops) are then
+  // sorted by occurrence, stably, so lanes stay in the order they ran.
   thread_local std::vector<Keyed> bucketed;
   thread_local std::vector<std::size_t> starts;
-  std::uint16_t warps = 0;
-  for (const Keyed& k : keyed) warps = std::max<std::uint16_t>(warps, k.warp + 1);
-  starts.assign(warps + 1u, 0);
-  for (const Keyed& k : keyed) ++starts[k.warp + 1u];
-  for (std::size_t w = 0; w < warps; ++w) starts[w + 1] += starts[w];
-  bucketed.resize(keyed.size());
-  {
-    thread_local std::vector<std::size_t> fill;
-    fill.assign(starts.begin(), starts.end() - 1);
-    for (const Keyed& k : keyed) bucketed[fill[k.warp]++] = k;
+  thread_local std::vector<std::size_t> fill;
+  std::uint32_t warps = 0, sites = 0;
+  for (const Keyed& k : keyed) {
+    warps = std::max<std::uint32_t>(warps, k.warp + 1u);
+    sites = std::max<std::uint32_t>(sites, k.site + 1u);
   }
-  for (std::size_t w = 0; w < warps; ++w) {
-    std::sort(bucketed.begin() + static_cast<std::ptrdiff_t>(starts[w]),
-              bucketed.begin() + static_cast<std::ptrdiff_t>(starts[w + 1]),
-              [](const Keyed& a, const Keyed& b) {
-                return std::tie(a.site, a.occurrence, a.kind, a.index) <
-                       std::tie(b.site, b.occurrence, b.kind, b.index);
-              });
+  auto bucket_of = [&](const Keyed& k) {
+    return (static_cast<std::size_t>(k.warp) * sites + k.site) * 4 + k.kind;
+  };
+  const std::size_t buckets = static_cast<std::size_t>(warps) * sites * 4;
+  starts.assign(buckets + 1, 0);
+  for (const Keyed& k : keyed) ++starts[bucket_of(k) + 1];
+  for (std::size_t b = 0; b < buckets; ++b) starts[b + 1] += starts[b];
+  bucketed.resize(keyed.size());
+  fill.assign(starts.begin(), starts.end() - 1);
+  for (const Keyed& k : keyed) bucketed[fill[bucket_of(k)]++] = k;
+  auto by_occurrence = [](const Keyed& a, const Keyed& b) { return a.occurrence < b.occurrence; };
+  for (std::size_t b = 0; b < buckets; ++b) {
+    auto first = bucketed.begin() + static_cast<std::ptrdiff_t>(starts[b]);
+    auto last = bucketed.begin() + static_cast<std::ptrdiff_t>(starts[b + 1]);
+    if (!std::is_sorted(first, last, by_occurrence)) std::stable_sort(first, last, by_occurrence);
   }
   keyed.swap(bucketed);
   std::array<Lane, 32> lanes;
@@ -189,21 +202,21 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
   {
     // A kernel has few sites: look them up in a small cache before the map.
     constexpr std::size_t kCache = 8;
-    SiteKey cached_key[kCache];
+    std::uintptr_t cached_bits[kCache];
     std::uint32_t cached_id[kCache];
     std::size_t cached = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const SiteKey key = SiteKey::of(raw[i].site);
+      const std::uintptr_t bits = site_bits(raw[i].site);
       std::uint32_t id = 0;
       std::size_t c = 0;
-      while (c < cached && !(cached_key[c] == key)) ++c;
+      while (c < cached && cached_bits[c] != bits) ++c;
       if (c < cached) {
         id = cached_id[c];
       } else {
         std::lock_guard lock(launch.mutex);
         id = launch.site_id(raw[i].site);
         if (cached < kCache) {
-          cached_key[cached] = key;
+          cached_bits[cached] = bits;
           cached_id[cached++] = id;
         }
       }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <source_location>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -70,6 +72,15 @@ struct SiteKeyHash {
     return std::hash<const void*>()(k.file) ^ (std::size_t{k.line} << 20) ^ k.column;
   }
 };
+
+// The identity of a source_location object. libstdc++ keeps one pointer to
+// a per-call-site constant, so equal bits mean the same site (equal sites may
+// still differ in bits, across inline copies: compare SiteKeys for those).
+inline std::uintptr_t site_bits(const std::source_location& s) noexcept {
+  static_assert(sizeof(std::source_location) == sizeof(std::uintptr_t) &&
+                std::is_trivially_copyable_v<std::source_location>);
+  return std::bit_cast<std::uintptr_t>(s);
+}
 
 // An access as the block collects it, before sites get their launch ids.
 struct RawAccess {
