@@ -439,6 +439,10 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
 }  // namespace
 
 void run_launch_state(LaunchState& launch) {
+  // One launch at a time, whichever host thread makes it: the worker pool
+  // (and its size, which options may change) belongs to the running launch.
+  static std::mutex one_launch_at_a_time;
+  std::lock_guard lock(one_launch_at_a_time);
   std::atomic<std::uint64_t> next{0};
   // Blocks are handed out in small chunks to keep the counter off the hot path.
   const std::uint64_t chunk = std::max<std::uint64_t>(
