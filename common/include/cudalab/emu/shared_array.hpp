@@ -8,8 +8,10 @@
 //   __shared__ cudalab::shared_array<float, 32, 33> tile;   // (32,33)
 //   tile[ty][tx] = in[i];
 //
-// and under nvcc the same spelling is exactly `float tile[32][33]` (the
-// alias lives next to the other backend-neutral names; see docs/emulator.md).
+// where cudalab::shared_array is the backend-neutral alias: this class under
+// the emulator, exactly `float[32][33]` under nvcc. The alias belongs in
+// cudalab/kernel.hpp next to global_ptr; until it is there, a .cuh declares
+// it itself (tests/emu/emu_test_kernels.cuh shows the four lines).
 // Indexing is bounds-checked per dimension when the bounds check is on.
 #pragma once
 

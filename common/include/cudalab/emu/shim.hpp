@@ -24,7 +24,8 @@
 //     contents carry over from the previous block on that worker (they are
 //     unspecified on a GPU too).
 //   * `__shared__ cudalab::shared_array<T, N...> a;` is the traced spelling;
-//     under nvcc it is exactly `T a[N]...` (shared_array.hpp).
+//     under nvcc the alias is exactly `T a[N]...` (shared_array.hpp says
+//     where the alias lives).
 //   * `extern __shared__ T a[];` does not compile here: use
 //     cudalab::dynamic_shared<T>() in both backends.
 // Also: __global__ means `inline` (kernels are defined in headers),
