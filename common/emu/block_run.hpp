@@ -2,7 +2,6 @@
 // on, the barrier, the warps' pending collectives and the block's trace.
 #pragma once
 
-#include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
 #include <deque>
 #include <source_location>
@@ -11,10 +10,9 @@
 
 #include "cudalab/emu/device_functions.hpp"
 #include "engine.hpp"
+#include "fiber_switch.hpp"
 
 namespace cudalab::emu::detail {
-
-namespace ctx = boost::context::detail;
 
 // A fiber stack: mmap'ed, a guard page below, touched pages only are committed.
 struct Stack {
