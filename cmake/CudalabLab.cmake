@@ -48,10 +48,18 @@ function(cudalab_add_lab number name)
     set_target_properties(${test_target} PROPERTIES ENABLE_EXPORTS ON)
   endforeach()
 
+  # gtest_discover_tests flattens a list given in PROPERTIES, so a test would
+  # get only the first label; the labels are set by a script that ctest runs
+  # after discovery instead.
   gtest_discover_tests(test_${lab} DISCOVERY_MODE PRE_TEST TEST_FILTER "*Emu*"
-    PROPERTIES LABELS "${lab};emu")
+    TEST_LIST ${lab}_emu_tests)
   gtest_discover_tests(test_${lab} DISCOVERY_MODE PRE_TEST TEST_FILTER "*Gpu*"
-    PROPERTIES LABELS "${lab};gpu" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+    TEST_LIST ${lab}_gpu_tests SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  set(labels_script "${CMAKE_CURRENT_BINARY_DIR}/${lab}_labels.cmake")
+  file(WRITE "${labels_script}"
+    "set_tests_properties(\${${lab}_emu_tests} PROPERTIES LABELS \"${lab};emu\")\n"
+    "set_tests_properties(\${${lab}_gpu_tests} PROPERTIES LABELS \"${lab};gpu\")\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
 
   if(CUDALAB_CHECK_SKELETONS)
     foreach(k RANGE 1 ${ARG_EXERCISES})
