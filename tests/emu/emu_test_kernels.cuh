@@ -10,30 +10,7 @@
 namespace emu_tests {
 inline namespace CUDALAB_BACKEND {
 
-// The traced spelling of a __shared__ array; under nvcc a plain array.
-#if CUDALAB_GPU
-template <class T, std::size_t N, std::size_t M = 0>
-struct shared_array_of {
-  using type = T[N][M];
-};
-template <class T, std::size_t N>
-struct shared_array_of<T, N, 0> {
-  using type = T[N];
-};
-template <class T, std::size_t N, std::size_t M = 0>
-using shared_array = typename shared_array_of<T, N, M>::type;
-#else
-template <class T, std::size_t N, std::size_t M = 0>
-struct shared_array_of {
-  using type = cudalab::emu::shared_array<T, N, M>;
-};
-template <class T, std::size_t N>
-struct shared_array_of<T, N, 0> {
-  using type = cudalab::emu::shared_array<T, N>;
-};
-template <class T, std::size_t N, std::size_t M = 0>
-using shared_array = typename shared_array_of<T, N, M>::type;
-#endif
+using cudalab::shared_array;
 
 // Writes, for every thread of a 3-D grid, its coordinates at its linear global index.
 __global__ void write_coordinates(cudalab::global_ptr<int4> out) {

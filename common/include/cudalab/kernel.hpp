@@ -14,6 +14,11 @@
 //   cudalab::dynamic_shared<T>()
 //                             the block's dynamic shared memory, what
 //                             `extern __shared__ T smem[];` gives in CUDA.
+//   cudalab::shared_array<T, N[, M]>
+//                             a static shared-memory array: write
+//                             `__shared__ cudalab::shared_array<float, 32, 33> tile;`
+//                             It is T[N][M] under nvcc; the emulator checks
+//                             its bounds and counts bank conflicts.
 //   cudalab::reinterpret_global<U>(p)
 //                             view global memory as another type (float4 for
 //                             16-byte accesses), keeping the emulator's trace.
@@ -55,6 +60,15 @@ struct LaunchShape {
 template <class T>
 using global_ptr = T*;
 
+template <class T, std::size_t N, std::size_t M = 0>
+struct shared_array_of {
+  using type = T[N][M];
+};
+template <class T, std::size_t N>
+struct shared_array_of<T, N, 0> {
+  using type = T[N];
+};
+
 template <class To, class From>
 __host__ __device__ inline To* reinterpret_global(From* p) {
   return reinterpret_cast<To*>(p);
@@ -77,6 +91,15 @@ void launch(void (*kernel)(Params...), LaunchShape shape, Args&&... args) {
 template <class T>
 using global_ptr = ::cudalab::emu::global_ptr<T>;
 
+template <class T, std::size_t N, std::size_t M = 0>
+struct shared_array_of {
+  using type = ::cudalab::emu::shared_array<T, N, M>;
+};
+template <class T, std::size_t N>
+struct shared_array_of<T, N, 0> {
+  using type = ::cudalab::emu::shared_array<T, N>;
+};
+
 template <class To, class From>
 inline global_ptr<To> reinterpret_global(global_ptr<From> p) {
   return ::cudalab::emu::reinterpret_global<To>(p);
@@ -94,6 +117,9 @@ void launch(void (*kernel)(Params...), LaunchShape shape, Args&&... args) {
 }
 
 #endif
+
+template <class T, std::size_t N, std::size_t M = 0>
+using shared_array = typename shared_array_of<T, N, M>::type;
 
 // The chevron form's two-argument shorthand.
 template <class... Params, class... Args>
