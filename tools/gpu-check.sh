@@ -31,11 +31,12 @@ fi
 if [[ -x build/gpu/bench/emu_bench ]]; then
   step bench emulator
   build/gpu/bench/emu_bench --out "$out/emu-bench.json" >"$out/emu-bench.log" 2>&1
-  tail -12 "$out/emu-bench.log"
+  build/gpu/bench/emu_bench --fidelity >>"$out/emu-bench.log" 2>&1
+  tail -24 "$out/emu-bench.log"
 fi
 if [[ -x build/gpu/tests/emu/emu_fidelity_gpu ]] && command -v ncu >/dev/null; then
   step ncu fidelity
-  ncu --clock-control none --metrics \
+  ncu --clock-control none --kernel-name regex:load_ --metrics \
     l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
     build/gpu/tests/emu/emu_fidelity_gpu >"$out/ncu-fidelity.log" 2>&1
   grep -E "^  [a-z_]+|sectors|requests|==" "$out/ncu-fidelity.log" | tail -40
