@@ -13,6 +13,28 @@
 # Targets: labNN_backends_<graded|skeleton>, labNN (program), test_labNN,
 # and with CUDALAB_CHECK_SKELETONS also test_labNN_skeleton with one ctest per
 # exercise that passes only when the skeleton fails that exercise.
+# cudalab_discover_tests(<target> [FILTER <gtest pattern>] LABELS <label>...)
+#
+# gtest_discover_tests, run when ctest starts, with several labels and with
+# tests that call GTEST_SKIP() reported as skipped. The properties are set by
+# a script ctest runs after discovery: gtest_discover_tests flattens a list
+# given in its PROPERTIES (a test would get only the first label), and newer
+# CMake releases mangle a regular expression with backslashes given there.
+function(cudalab_discover_tests target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FILTER" "LABELS")
+  if(NOT ARG_FILTER)
+    set(ARG_FILTER "*")
+  endif()
+  string(MAKE_C_IDENTIFIER "${target}_${ARG_FILTER}" list)
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_FILTER "${ARG_FILTER}"
+    TEST_LIST ${list})
+  set(script "${CMAKE_CURRENT_BINARY_DIR}/${list}_properties.cmake")
+  file(WRITE "${script}"
+    "set_tests_properties(\${${list}} PROPERTIES LABELS \"${ARG_LABELS}\"\n"
+    "  SKIP_REGULAR_EXPRESSION \"\\\\[  SKIPPED \\\\]\")\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
+endfunction()
+
 function(cudalab_add_lab number name)
   cmake_parse_arguments(PARSE_ARGV 2 ARG "" "EXERCISES" "")
   set(dir "${number}_${name}")
@@ -48,18 +70,8 @@ function(cudalab_add_lab number name)
     set_target_properties(${test_target} PROPERTIES ENABLE_EXPORTS ON)
   endforeach()
 
-  # gtest_discover_tests flattens a list given in PROPERTIES, so a test would
-  # get only the first label; the labels are set by a script that ctest runs
-  # after discovery instead.
-  gtest_discover_tests(test_${lab} DISCOVERY_MODE PRE_TEST TEST_FILTER "*Emu*"
-    TEST_LIST ${lab}_emu_tests)
-  gtest_discover_tests(test_${lab} DISCOVERY_MODE PRE_TEST TEST_FILTER "*Gpu*"
-    TEST_LIST ${lab}_gpu_tests SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
-  set(labels_script "${CMAKE_CURRENT_BINARY_DIR}/${lab}_labels.cmake")
-  file(WRITE "${labels_script}"
-    "set_tests_properties(\${${lab}_emu_tests} PROPERTIES LABELS \"${lab};emu\")\n"
-    "set_tests_properties(\${${lab}_gpu_tests} PROPERTIES LABELS \"${lab};gpu\")\n")
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_script}")
+  cudalab_discover_tests(test_${lab} FILTER "*Emu*" LABELS ${lab} emu)
+  cudalab_discover_tests(test_${lab} FILTER "*Gpu*" LABELS ${lab} gpu)
 
   if(CUDALAB_CHECK_SKELETONS)
     foreach(k RANGE 1 ${ARG_EXERCISES})
