@@ -286,12 +286,18 @@ Coverage coverage(const LaunchRecord& launch, const void* base, std::size_t elem
   const auto first = reinterpret_cast<std::uintptr_t>(base);
   const std::uintptr_t end = first + element_bytes * count;
   for (const AccessRecord& a : launch.accesses) {
-    if (!a.is_write() || a.is_shared() || a.address < first || a.address >= end) continue;
-    ElementCoverage& e = c.elements[(a.address - first) / element_bytes];
-    if (e.writes < 2) {
-      e.writers[e.writes] = ThreadId{launch.block_index(a.block), launch.thread_index(a.thread)};
+    if (!a.is_write() || a.is_shared()) continue;
+    // A wide access (a float4 store) writes every element it overlaps.
+    const std::uintptr_t lo = std::max<std::uintptr_t>(a.address, first);
+    const std::uintptr_t hi =
+        std::min<std::uintptr_t>(a.address + std::max<unsigned>(a.bytes, 1), end);
+    if (lo >= hi) continue;
+    const ThreadId writer{launch.block_index(a.block), launch.thread_index(a.thread)};
+    for (std::size_t i = (lo - first) / element_bytes; i <= (hi - 1 - first) / element_bytes; ++i) {
+      ElementCoverage& e = c.elements[i];
+      if (e.writes < 2) e.writers[e.writes] = writer;
+      ++e.writes;
     }
-    ++e.writes;
   }
   return c;
 }

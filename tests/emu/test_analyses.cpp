@@ -103,6 +103,19 @@ TEST(Coverage, NamesElementsWrittenTwiceAndNever) {
             "(7,0,0)");
 }
 
+TEST(Coverage, CountsEveryElementOfAWideStore) {
+  const int n4 = 97;  // a prime number of float4s: the last block is partial
+  Device<float> in(4 * n4), out(4 * n4);
+  in.zero();
+  Recording rec;
+  cudalab::launch(copy_float4, dim3(2), dim3(64), in.get(), out.get(), n4);
+  auto cov = cudalab::emu::coverage(rec.last(), out.get(), sizeof(float), 4 * n4);
+  EXPECT_EQ(cov.unwritten(), 0u) << "a float4 store writes four floats";
+  EXPECT_EQ(cov.written_twice(), 0u);
+  EXPECT_EQ(cov.elements[4 * 70 + 3].writers[0].block.x, 1u);  // float4 70 = block 1 thread 6
+  EXPECT_EQ(cov.elements[4 * 70 + 3].writers[0].thread.x, 6u);
+}
+
 TEST(Export, JsonIsBoundedAndSaysWhenItSampled) {
   const int n = 64 * 256;
   Device<float> in(n), out(n);
