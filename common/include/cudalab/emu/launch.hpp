@@ -16,7 +16,7 @@ namespace cudalab::emu {
 namespace detail {
 
 // Checks a launch shape as the GPU does. On a bad shape it sets the last
-// error to cudaErrorInvalidConfiguration (cudaErrorInvalidResourceHandle for
+// error to cudaErrorInvalidValue, as CUDA 13 does (cudaErrorInvalidResourceHandle for
 // an unknown stream) and returns false: nothing runs.
 bool validate_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
 
