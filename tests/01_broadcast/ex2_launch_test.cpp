@@ -20,12 +20,7 @@ class Ex2Launch : public OnBackend {
         "broadcast_sum on a " + shape_text(x, y) + " with block size " + std::to_string(block_size);
     const Observation run = backend().broadcast_sum(a, b, x, y, block_size, options);
     ASSERT_TRUE(ran(run)) << what;
-    EXPECT_TRUE(
-        matches(a, expected, {static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, what));
-    EXPECT_TRUE(nothing_written_outside(run, what));
-    if (run.coverage) {
-      EXPECT_TRUE(written_exactly_once(*run.coverage, y, what));
-    }
+    expect_broadcast_sum_correct(run, a, expected, x, y, what);
   }
 };
 

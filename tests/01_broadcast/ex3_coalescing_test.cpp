@@ -21,12 +21,7 @@ class Ex3Coalesced : public OnBackend {
                              " with block size " + std::to_string(block_size);
     const Observation run = backend().broadcast_sum_coalesced(a, b, x, y, block_size, options);
     EXPECT_TRUE(ran(run)) << what;
-    EXPECT_TRUE(
-        matches(a, expected, {static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, what));
-    EXPECT_TRUE(nothing_written_outside(run, what));
-    if (run.coverage) {
-      EXPECT_TRUE(written_exactly_once(*run.coverage, y, what));
-    }
+    expect_broadcast_sum_correct(run, a, expected, x, y, what);
     return run;
   }
 };

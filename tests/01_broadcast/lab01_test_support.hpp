@@ -125,6 +125,20 @@ inline ::testing::AssertionResult written_exactly_once(const harness::CoverageSu
          << what << ": every element must be written by exactly one thread, but " << problems;
 }
 
+// What every broadcast_sum variant must get right once it ran: the values of
+// the (x, y) matrix `a`, no write outside it, and on the emulator each
+// element written by exactly one thread.
+inline void expect_broadcast_sum_correct(const Observation& run, const std::vector<float>& a,
+                                         const std::vector<float>& expected, int x, int y,
+                                         const std::string& what) {
+  EXPECT_TRUE(
+      matches(a, expected, {static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, what));
+  EXPECT_TRUE(nothing_written_outside(run, what));
+  if (run.coverage) {
+    EXPECT_TRUE(written_exactly_once(*run.coverage, y, what));
+  }
+}
+
 inline std::string shape_text(int x, int y) {
   return "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
 }
