@@ -4,7 +4,9 @@ Gradescope results.json.
 
 Usage: grade.py LAB=JUNIT.xml [LAB=JUNIT.xml ...] --out results.json
 
-An exercise's score is its points times the fraction of its tests that passed.
+An exercise scores its points when every one of its tests that ran passed,
+and nothing otherwise: some tests (zero-size inputs, say) pass even on the
+untouched skeleton, so partial credit by test count would pay for nothing.
 Tests skipped (GPU tests without a GPU) count neither way; an exercise whose
 tests were all skipped scores 0 and says so.
 """
@@ -47,7 +49,7 @@ def grade_lab(lab, path):
         cases = exercises[number]
         ran = [c for c in cases if c[1] != "skipped"]
         passed = [c for c in ran if c[1] == "passed"]
-        score = POINTS_PER_EXERCISE * len(passed) / len(ran) if ran else 0.0
+        score = POINTS_PER_EXERCISE if ran and len(passed) == len(ran) else 0.0
         failures = [f"FAILED {name}\n{output.strip()[-2000:]}" for name, o, output in ran
                     if o == "failed"]
         skipped = len(cases) - len(ran)
