@@ -278,13 +278,11 @@ std::string Coverage::describe(std::size_t i) const {
   return s.str();
 }
 
-Coverage coverage(const LaunchRecord& launch, const void* base, std::size_t element_bytes,
-                  std::size_t count) {
-  Coverage c;
-  c.elements.resize(count);
-  c.complete = !launch.accesses_truncated;
+void add_coverage(Coverage& c, const LaunchRecord& launch, const void* base,
+                  std::size_t element_bytes) {
+  c.complete = c.complete && !launch.accesses_truncated;
   const auto first = reinterpret_cast<std::uintptr_t>(base);
-  const std::uintptr_t end = first + element_bytes * count;
+  const std::uintptr_t end = first + element_bytes * c.elements.size();
   for (const AccessRecord& a : launch.accesses) {
     if (!a.is_write() || a.is_shared()) continue;
     // A wide access (a float4 store) writes every element it overlaps.
@@ -299,6 +297,13 @@ Coverage coverage(const LaunchRecord& launch, const void* base, std::size_t elem
       ++e.writes;
     }
   }
+}
+
+Coverage coverage(const LaunchRecord& launch, const void* base, std::size_t element_bytes,
+                  std::size_t count) {
+  Coverage c;
+  c.elements.resize(count);
+  add_coverage(c, launch, base, element_bytes);
   return c;
 }
 

@@ -148,42 +148,32 @@ class Observer {
       observation.reports.push_back(reports[r].to_string());
     }
 
-    CoverageSummary coverage;
-    coverage.elements = output.count;
-    std::vector<cudalab::emu::ElementCoverage> merged(output.count);
+    cudalab::emu::Coverage merged;
+    merged.elements.resize(output.count);
     cudalab::emu::SectorStats store_stats, load_stats;
     WriteWidths widths;
     const auto begin = reinterpret_cast<std::uintptr_t>(output.base);
     const auto end = begin + output.count * output.element_bytes;
     for (const auto& launch : launches) {
-      coverage.complete = coverage.complete && !launch.accesses_truncated;
+      cudalab::emu::add_coverage(merged, launch, output.base, output.element_bytes);
       store_stats.merge(launch.coalescing.stores);
       load_stats.merge(launch.coalescing.loads);
       for (const auto& access : launch.accesses) {
         if (!access.is_write() || access.is_shared()) continue;
         if (access.address < begin || access.address >= end) continue;
         count_width(widths, access, begin, output.element_bytes);
-        // A 16-byte write covers four floats: every element it overlaps.
-        const std::size_t first = (access.address - begin) / output.element_bytes;
-        const std::size_t last = std::min<std::size_t>(
-            output.count - 1, (access.address + access.bytes - 1 - begin) / output.element_bytes);
-        for (std::size_t i = first; i <= last; ++i) {
-          auto& element = merged[i];
-          if (element.writes < element.writers.size()) {
-            element.writers[element.writes] = {launch.block_index(access.block),
-                                               launch.thread_index(access.thread)};
-          }
-          ++element.writes;
-        }
       }
     }
+    CoverageSummary coverage;
+    coverage.elements = output.count;
+    coverage.complete = merged.complete;
     for (std::size_t i = 0; i < output.count; ++i) {
-      const auto writes = merged[i].writes;
+      const auto writes = merged.elements[i].writes;
       if (writes == 0) ++coverage.unwritten;
       if (writes == 1) ++coverage.written_once;
       if (writes > 1) ++coverage.written_more;
       if (writes != 1 && coverage.first_wrong.size() < 5) {
-        coverage.first_wrong.push_back({i, writes, writer_text(merged[i])});
+        coverage.first_wrong.push_back({i, writes, writer_text(merged.elements[i])});
       }
     }
     observation.coverage = std::move(coverage);

@@ -247,9 +247,14 @@ struct Coverage {
   std::string describe(std::size_t element) const;
 };
 // How often each of `count` elements of `element_bytes` starting at `base`
-// was written in `launch`, and by whom.
+// was written in `launch`, and by whom. A wide store (a float4) counts for
+// every element it overlaps.
 Coverage coverage(const LaunchRecord& launch, const void* base, std::size_t element_bytes,
                   std::size_t count);
+// Adds the writes of one more launch to `coverage` (sized by its elements),
+// for host code that writes one output with several kernels.
+void add_coverage(Coverage& coverage, const LaunchRecord& launch, const void* base,
+                  std::size_t element_bytes);
 
 // ---- recording --------------------------------------------------------------------
 
