@@ -15,15 +15,16 @@
 // Nothing here asserts on time. The numbers go to stdout and, with --out, to
 // a result file (docs/results-format.md) with "gpu": null and one figure per
 // benchmark in millions per second per core.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "coalescing_kernels.cuh"
+#include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
 #include "cudalab/results.hpp"
 
@@ -68,23 +69,12 @@ double seconds_of(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "emu_bench: %s failed: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
+// A zero-filled float array on the (emulated) device.
+cudalab::DeviceBuffer<float> zeros(std::size_t n) {
+  cudalab::DeviceBuffer<float> buffer(n);
+  buffer.fill_bytes(0);
+  return buffer;
 }
-
-// A cudaMalloc'd, zero-filled float array.
-struct Buffer {
-  explicit Buffer(std::size_t n) : n(n) {
-    check(cudaMalloc(&p, n * sizeof(float)), "cudaMalloc");
-    check(cudaMemset(p, 0, n * sizeof(float)), "cudaMemset");
-  }
-  ~Buffer() { cudaFree(p); }
-  float* p = nullptr;
-  std::size_t n;
-};
 
 cudalab::emu::Options bench_options(unsigned workers, bool checks) {
   cudalab::emu::Options o = cudalab::emu::options();
@@ -95,7 +85,7 @@ cudalab::emu::Options bench_options(unsigned workers, bool checks) {
 
 int fidelity() {
   constexpr int n = 1 << 20, block = 256;  // as in emu_fidelity_gpu.cu
-  Buffer in(std::size_t{32} * n), out(n);
+  auto in = zeros(std::size_t{32} * n), out = zeros(n);
   cudalab::emu::ScopedOptions options(bench_options(0, false));
   using Kernel = void (*)(cudalab::global_ptr<const float>, cudalab::global_ptr<float>, int);
   const std::pair<const char*, Kernel> kernels[] = {
@@ -106,7 +96,7 @@ int fidelity() {
   std::printf("%-16s %12s %12s %16s\n", "kernel", "requests", "sectors", "sectors/request");
   for (auto [name, kernel] : kernels) {
     cudalab::emu::Recording rec;
-    cudalab::launch(kernel, dim3(n / block), dim3(block), in.p, out.p, n);
+    cudalab::launch(kernel, dim3(n / block), dim3(block), in.data(), out.data(), n);
     const auto& loads = rec.last().coalescing.loads;
     std::printf("%-16s %12llu %12llu %16.2f\n", name,
                 static_cast<unsigned long long>(loads.requests),
@@ -123,41 +113,23 @@ int main(int argc, char** argv) {
   long long elements = 16ll << 20;
   unsigned workers = 0;
   std::string only;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "emu_bench: %s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--out") {
-      out_path = value();
-    } else if (arg == "--elements") {
-      elements = std::atoll(value().c_str());
-    } else if (arg == "--workers") {
-      workers = static_cast<unsigned>(std::atoi(value().c_str()));
-    } else if (arg == "--only") {
-      only = value();
-    } else if (arg == "--fidelity") {
-      return fidelity();
-    } else {
-      std::fprintf(stderr,
-                   "usage: emu_bench [--out result.json] [--elements N] [--workers W] "
-                   "[--only elementwise|elementwise_checked|reduction|traced] [--fidelity]\n");
-      return 2;
-    }
-  }
-  if (elements < 1) {
-    std::fprintf(stderr, "emu_bench: --elements must be positive\n");
-    return 2;
-  }
+  bool fidelity_only = false;
+  CLI::App app{"emu_bench: how fast the CPU emulator runs CUDA kernels"};
+  app.add_option("--out", out_path, "write a result file (docs/results-format.md)");
+  app.add_option("--elements", elements, "elements of the elementwise kernels")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--workers", workers, "emulator workers (default: one per host core)");
+  app.add_option("--only", only, "one benchmark")
+      ->check(CLI::IsMember({"elementwise", "elementwise_checked", "reduction", "traced"}));
+  app.add_flag("--fidelity", fidelity_only,
+               "print sectors/request of emu_fidelity_gpu's launches instead");
+  CLI11_PARSE(app, argc, argv);
+  if (fidelity_only) return fidelity();
   if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
   const double cores = workers;
   std::vector<Measure> results;
 
-  Buffer x(elements), y(elements);
+  auto x = zeros(static_cast<std::size_t>(elements)), y = zeros(static_cast<std::size_t>(elements));
   const dim3 block(256);
   const dim3 grid(static_cast<unsigned>((elements + 255) / 256));
 
@@ -165,14 +137,17 @@ int main(int argc, char** argv) {
 
   if (wanted("elementwise")) {  // barrier-free elementwise, everything off
     cudalab::emu::ScopedOptions options(bench_options(workers, false));
-    cudalab::launch(axpy, grid, block, 2.0f, x.p, y.p, elements);  // warm-up: stacks, pool
-    double s = seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.p, y.p, elements); });
+    cudalab::launch(axpy, grid, block, 2.0f, x.data(), y.data(),
+                    elements);  // warm-up: stacks, pool
+    double s =
+        seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.data(), y.data(), elements); });
     results.push_back({"elementwise", "CUDA threads", elements / s, elements / s / cores, 20e6, s,
                        "y = a*x + y, checks and tracing off"});
   }
   if (wanted("elementwise_checked")) {  // the same with the default checks
     cudalab::emu::ScopedOptions options(bench_options(workers, true));
-    double s = seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.p, y.p, elements); });
+    double s =
+        seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.data(), y.data(), elements); });
     results.push_back({"elementwise_checked", "CUDA threads", elements / s, elements / s / cores, 0,
                        s, "bounds, uninitialised and race checks on"});
   }
@@ -180,8 +155,8 @@ int main(int argc, char** argv) {
     cudalab::emu::ScopedOptions options(bench_options(workers, false));
     const long long n = std::min<long long>(elements, 4ll << 20);
     const dim3 rgrid(static_cast<unsigned>((n + kReduceBlock - 1) / kReduceBlock));
-    double s =
-        seconds_of([&] { cudalab::launch(block_sum, rgrid, dim3(kReduceBlock), x.p, y.p, n); });
+    double s = seconds_of(
+        [&] { cudalab::launch(block_sum, rgrid, dim3(kReduceBlock), x.data(), y.data(), n); });
     const double passes = static_cast<double>(rgrid.x) * kReduceBlock * kBarriersPerThread;
     results.push_back({"reduction", "thread-barrier passes", passes / s, passes / s / cores, 5e6, s,
                        "256-thread block sum, 9 __syncthreads per thread, checks off"});
@@ -193,7 +168,7 @@ int main(int argc, char** argv) {
     double s = 0;
     {
       cudalab::emu::Recording rec;
-      s = seconds_of([&] { cudalab::launch(axpy, tgrid, block, 2.0f, x.p, y.p, n); });
+      s = seconds_of([&] { cudalab::launch(axpy, tgrid, block, 2.0f, x.data(), y.data(), n); });
     }
     const double accesses = 3.0 * static_cast<double>(n);
     results.push_back({"traced", "traced accesses", accesses / s, accesses / s / cores, 0, s,

@@ -83,11 +83,11 @@ function(cudalab_add_lab number name)
   endif()
 
   add_executable(${lab} "${harness}/run_main.cpp")
-  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded)
+  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded CLI11::CLI11)
   set_target_properties(${lab} PROPERTIES ENABLE_EXPORTS ON)
 
   if(EXISTS "${harness}/bench_main.cu")
     add_executable(${lab}_bench "${harness}/bench_main.cu")
-    target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded CUDA::cublas)
+    target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded CUDA::cublas CLI11::CLI11)
   endif()
 endfunction()

@@ -11,6 +11,7 @@
 // write a (b is read once from DRAM; its re-reads hit the caches). The copy
 // anchor counts its read and its write the same way. The L2 is flushed before
 // every timed run, and the time is the median of the repeats (CUDA events).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -51,24 +52,14 @@ struct Arguments {
   int repeats = 20;
 };
 
-Arguments parse_arguments(int argc, char** argv) {
+Arguments parse_arguments(CLI::App& app, int argc, char** argv) {
   Arguments arguments;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value (or is unknown)");
-    const std::string value = argv[++i];
-    if (arg == "--out") {
-      arguments.out_path = value;
-    } else if (arg == "--pytorch-json") {
-      arguments.pytorch_json = value;
-    } else if (arg == "--repeats") {
-      arguments.repeats = std::stoi(value);
-      if (arguments.repeats < 1) throw std::invalid_argument("--repeats must be >= 1");
-    } else {
-      throw std::invalid_argument("unknown argument '" + arg + "'");
-    }
-  }
-  if (arguments.out_path.empty()) throw std::invalid_argument("--out FILE is required");
+  app.add_option("--out", arguments.out_path, "the result file to write")->required();
+  app.add_option("--pytorch-json", arguments.pytorch_json,
+                 "PyTorch's figures from bench_pytorch.py, merged as anchors");
+  app.add_option("--repeats", arguments.repeats, "timed runs per figure (the median is kept)")
+      ->check(CLI::PositiveNumber);
+  app.parse(argc, argv);
   return arguments;
 }
 
@@ -150,8 +141,7 @@ void merge_pytorch(const std::string& path, cudalab::ResultFile& result) {
   }
 }
 
-int run(int argc, char** argv) {
-  const Arguments arguments = parse_arguments(argc, argv);
+int run(const Arguments& arguments, int argc, char** argv) {
   if (!cudalab::has_gpu()) {
     std::cerr << "lab01_bench: needs an NVIDIA GPU (" << cudalab::no_gpu_reason()
               << "); run it on a GPU server and view the result file locally\n";
@@ -213,8 +203,15 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"lab01_bench: each lab 01 version's bandwidth against the copy bandwidth"};
+  Arguments arguments;
   try {
-    return run(argc, argv);
+    arguments = parse_arguments(app, argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help, or a bad argument
+  }
+  try {
+    return run(arguments, argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "lab01_bench: " << e.what() << "\n";
     return 2;

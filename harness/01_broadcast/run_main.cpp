@@ -8,6 +8,7 @@
 //
 // --json writes the emulator's trace of each exercise's traced run, for the
 // viewer (./lab view 01).
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -38,42 +39,20 @@ struct Arguments {
   enum class Where { kDefault, kEmulator, kGpu } where = Where::kDefault;
   int exercise = 0;  // 0: all
   std::string json_path;
-  bool help = false;
 };
 
-const char* const kUsage =
-    "usage: lab01 [--emu | --gpu] [--exercise N] [--json FILE]\n"
-    "  --emu, --gpu     where to run (default: the GPU when there is one, else the emulator)\n"
-    "  --exercise N     run exercise N (1-5) only\n"
-    "  --json FILE      write the emulator's traces for the viewer to FILE\n";
-
-// Throws std::invalid_argument with a one-line reason for bad arguments.
-Arguments parse_arguments(int argc, char** argv) {
+// Parses the command line; CLI11 prints --help and one-line errors itself.
+Arguments parse_arguments(CLI::App& app, int argc, char** argv) {
   Arguments arguments;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--emu") {
-      arguments.where = Arguments::Where::kEmulator;
-    } else if (arg == "--gpu") {
-      arguments.where = Arguments::Where::kGpu;
-    } else if (arg == "--exercise") {
-      const std::string n = value();
-      if (n.size() != 1 || n[0] < '1' || n[0] > '5') {
-        throw std::invalid_argument("--exercise takes 1 to 5, not '" + n + "'");
-      }
-      arguments.exercise = n[0] - '0';
-    } else if (arg == "--json") {
-      arguments.json_path = value();
-    } else if (arg == "-h" || arg == "--help") {
-      arguments.help = true;
-    } else {
-      throw std::invalid_argument("unknown argument '" + arg + "'");
-    }
-  }
+  bool emu = false, gpu = false;
+  auto* on_emu =
+      app.add_flag("--emu", emu, "run on the CPU emulator (default: the GPU when there is one)");
+  app.add_flag("--gpu", gpu, "run on the GPU")->excludes(on_emu);
+  app.add_option("--exercise", arguments.exercise, "run exercise N only")->check(CLI::Range(1, 5));
+  app.add_option("--json", arguments.json_path, "write the emulator's traces for the viewer");
+  app.parse(argc, argv);
+  if (emu) arguments.where = Arguments::Where::kEmulator;
+  if (gpu) arguments.where = Arguments::Where::kGpu;
   return arguments;
 }
 
@@ -346,10 +325,6 @@ bool run_exercise(int number, Backend& backend, Runner& runner) {
 }
 
 int run(const Arguments& arguments) {
-  if (arguments.help) {
-    std::cout << kUsage;
-    return 0;
-  }
   std::unique_ptr<Backend> backend;
   if (arguments.where != Arguments::Where::kEmulator) {
     std::string why_not;
@@ -393,11 +368,15 @@ int run(const Arguments& arguments) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"lab01: run each exercise of lab 01 and say what is right and what is wrong"};
+  Arguments arguments;
   try {
-    return run(parse_arguments(argc, argv));
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "lab01: " << e.what() << "\n" << kUsage;
-    return 2;
+    arguments = parse_arguments(app, argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help, or a bad argument
+  }
+  try {
+    return run(arguments);
   } catch (const std::exception& e) {
     std::cerr << "lab01: " << e.what() << "\n";
     return 2;
