@@ -15,10 +15,10 @@ double load_sectors_per_request(void (*kernel)(cudalab::global_ptr<const float>,
                                                cudalab::global_ptr<float>, int),
                                 int stride) {
   const int n = 32 * 37;  // 37 full warps
-  Device<float> in(static_cast<std::size_t>(n) * stride + 1), out(n);
-  in.zero();
+  DeviceBuffer<float> in(static_cast<std::size_t>(n) * stride + 1), out(n);
+  in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(kernel, dim3(37), dim3(32), in.get(), out.get(), n);
+  cudalab::launch(kernel, dim3(37), dim3(32), in.data(), out.data(), n);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   const auto& loads = rec.last().coalescing.loads;
@@ -36,10 +36,10 @@ TEST(Coalescing, SectorsPerRequestOfTheFourLoadPatterns) {
 
 TEST(Coalescing, PerSiteFiguresAndWarpRequests) {
   const int n = 1000;  // 31 full warps and a partial one of 8 lanes
-  Device<float> in(2 * n), out(n);
-  in.zero();
+  DeviceBuffer<float> in(2 * n), out(n);
+  in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(emu_fidelity::load_stride2, dim3(8), dim3(128), in.get(), out.get(), n);
+  cudalab::launch(emu_fidelity::load_stride2, dim3(8), dim3(128), in.data(), out.data(), n);
   const auto& launch = rec.last();
   ASSERT_EQ(launch.coalescing.per_site.size(), 2u) << "one load site, one store site";
   const auto& load_site = launch.coalescing.per_site[0].loads.requests
@@ -69,11 +69,11 @@ TEST(Coalescing, PerSiteFiguresAndWarpRequests) {
 
 TEST(BankConflicts, PaddedTileIsConflictFreeUnpaddedIs32Way) {
   const int rows = 64, cols = 64;
-  Device<float> in(random_floats(rows * cols)), out(rows * cols);
+  DeviceBuffer<float> in(random_floats(rows * cols)), out(rows * cols);
   const dim3 grid(cols / kTile, rows / kTile), block(kTile, 8);
   Recording rec;
-  cudalab::launch(transpose_tiled, grid, block, in.get(), out.get(), rows, cols);
-  cudalab::launch(transpose_unpadded, grid, block, in.get(), out.get(), rows, cols);
+  cudalab::launch(transpose_tiled, grid, block, in.data(), out.data(), rows, cols);
+  cudalab::launch(transpose_unpadded, grid, block, in.data(), out.data(), rows, cols);
   ASSERT_EQ(rec.launches().size(), 2u);
   const auto& padded = rec.launches()[0].bank_conflicts;
   const auto& unpadded = rec.launches()[1].bank_conflicts;
@@ -86,11 +86,11 @@ TEST(BankConflicts, PaddedTileIsConflictFreeUnpaddedIs32Way) {
 
 TEST(Coverage, NamesElementsWrittenTwiceAndNever) {
   const int n = 100;
-  Device<int> out(n);
-  out.zero();
+  DeviceBuffer<int> out(n);
+  out.fill_bytes(0);
   Recording rec;
-  cudalab::launch(write_half_twice, dim3(4), dim3(32), out.get(), n);
-  auto cov = cudalab::emu::coverage(rec.last(), out.get(), sizeof(int), n);
+  cudalab::launch(write_half_twice, dim3(4), dim3(32), out.data(), n);
+  auto cov = cudalab::emu::coverage(rec.last(), out.data(), sizeof(int), n);
   EXPECT_TRUE(cov.complete);
   EXPECT_EQ(cov.unwritten(), 50u);
   EXPECT_EQ(cov.written_twice(), 50u);
@@ -105,11 +105,11 @@ TEST(Coverage, NamesElementsWrittenTwiceAndNever) {
 
 TEST(Coverage, CountsEveryElementOfAWideStore) {
   const int n4 = 97;  // a prime number of float4s: the last block is partial
-  Device<float> in(4 * n4), out(4 * n4);
-  in.zero();
+  DeviceBuffer<float> in(4 * n4), out(4 * n4);
+  in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(copy_float4, dim3(2), dim3(64), in.get(), out.get(), n4);
-  auto cov = cudalab::emu::coverage(rec.last(), out.get(), sizeof(float), 4 * n4);
+  cudalab::launch(copy_float4, dim3(2), dim3(64), in.data(), out.data(), n4);
+  auto cov = cudalab::emu::coverage(rec.last(), out.data(), sizeof(float), 4 * n4);
   EXPECT_EQ(cov.unwritten(), 0u) << "a float4 store writes four floats";
   EXPECT_EQ(cov.written_twice(), 0u);
   EXPECT_EQ(cov.elements[4 * 70 + 3].writers[0].block.x, 1u);  // float4 70 = block 1 thread 6
@@ -118,10 +118,10 @@ TEST(Coverage, CountsEveryElementOfAWideStore) {
 
 TEST(Export, JsonIsBoundedAndSaysWhenItSampled) {
   const int n = 64 * 256;
-  Device<float> in(n), out(n);
-  in.zero();
+  DeviceBuffer<float> in(n), out(n);
+  in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(emu_fidelity::load_coalesced, dim3(64), dim3(256), in.get(), out.get(), n);
+  cudalab::launch(emu_fidelity::load_coalesced, dim3(64), dim3(256), in.data(), out.data(), n);
   cudalab::emu::ExportLimits limits;
   limits.max_accesses = 2000;
   nlohmann::json doc = cudalab::emu::to_json(rec.last(), limits);

@@ -12,30 +12,31 @@ TEST(Checks, OutOfBoundsWriteIsReportedWithItsLineAndFaultsTheLaunch) {
   cudalab::emu::ScopedOptions scoped(quiet());
   const int n = 100;
   std::vector<float> x = random_floats(n);
-  Device<float> data(x);
+  DeviceBuffer<float> data(x);
   Recording rec;
-  cudalab::launch(scale_off_by_one, dim3(1), dim3(128), data.get(), n, 2.0f);
+  cudalab::launch(scale_off_by_one, dim3(1), dim3(128), data.data(), n, 2.0f);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   const auto* r = first_report(rec, ReportKind::out_of_bounds);
   ASSERT_NE(r, nullptr) << rec.reports_text();
   EXPECT_EQ(r->where.thread.x, 100u);
   EXPECT_EQ(r->allocation_bytes, n * sizeof(float));
-  EXPECT_EQ(r->address, reinterpret_cast<std::uintptr_t>(data.get() + n));
+  EXPECT_EQ(r->address, reinterpret_cast<std::uintptr_t>(data.data() + n));
   EXPECT_NE(r->file.find("emu_test_kernels.cuh"), std::string::npos);
   EXPECT_GT(r->line, 0u);
   EXPECT_NE(r->kernel.find("scale_off_by_one"), std::string::npos) << r->kernel;
   // The in-bounds elements were scaled; the out-of-bounds access was dropped.
-  std::vector<float> got = data.download();
+  std::vector<float> got = data.copy_to_host();
   for (int i = 0; i < n; ++i) EXPECT_EQ(got[i], 2.0f * x[i]);
 }
 
 TEST(Checks, MissingBarrierInSharedReductionIsARace) {
   cudalab::emu::ScopedOptions scoped(quiet());
   const int n = 3 * kReduceBlock;
-  Device<float> in(random_floats(n)), out(3);
+  DeviceBuffer<float> in(random_floats(n)), out(3);
   {
     Recording rec;
-    cudalab::launch(block_sum_missing_barrier, dim3(3), dim3(kReduceBlock), in.get(), out.get(), n);
+    cudalab::launch(block_sum_missing_barrier, dim3(3), dim3(kReduceBlock), in.data(), out.data(),
+                    n);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "a race is reported, not a CUDA error";
     const auto* r = first_report(rec, ReportKind::intra_block_race);
     ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -43,7 +44,7 @@ TEST(Checks, MissingBarrierInSharedReductionIsARace) {
   }
   {
     Recording rec;  // the same reduction with its barriers is clean
-    cudalab::launch(block_sum, dim3(3), dim3(kReduceBlock), in.get(), out.get(), n);
+    cudalab::launch(block_sum, dim3(3), dim3(kReduceBlock), in.data(), out.data(), n);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
   }
 }
@@ -51,9 +52,9 @@ TEST(Checks, MissingBarrierInSharedReductionIsARace) {
 TEST(Checks, BarrierInDivergentBranchIsAnErrorNotAHang) {
   cudalab::emu::ScopedOptions scoped(quiet());
   const int n = 50;
-  Device<float> data(random_floats(64));
+  DeviceBuffer<float> data(random_floats(64));
   Recording rec;
-  cudalab::launch(barrier_in_branch, dim3(1), dim3(64), data.get(), n);
+  cudalab::launch(barrier_in_branch, dim3(1), dim3(64), data.data(), n);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   const auto* r = first_report(rec, ReportKind::divergent_barrier);
   ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -64,9 +65,9 @@ TEST(Checks, BarrierInDivergentBranchIsAnErrorNotAHang) {
 
 TEST(Checks, BarriersAtDifferentCallSitesAreDivergent) {
   cudalab::emu::ScopedOptions scoped(quiet());
-  Device<int> data(32);
+  DeviceBuffer<int> data(32);
   Recording rec;
-  cudalab::launch(barriers_at_two_sites, dim3(2), dim3(32), data.get());
+  cudalab::launch(barriers_at_two_sites, dim3(2), dim3(32), data.data());
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   const auto* r = first_report(rec, ReportKind::divergent_barrier);
   ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -76,41 +77,41 @@ TEST(Checks, BarriersAtDifferentCallSitesAreDivergent) {
 TEST(Checks, SyncwarpOrdersAccessesWithinAWarp) {
   cudalab::emu::ScopedOptions scoped(quiet());
   std::vector<int> x = random_ints(64, 0, 1000);
-  Device<int> data(x);
+  DeviceBuffer<int> data(x);
   {
     Recording rec;
-    cudalab::launch(warp_exchange, dim3(1), dim3(64), data.get(), true);
+    cudalab::launch(warp_exchange, dim3(1), dim3(64), data.data(), true);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
-    std::vector<int> got = data.download();
+    std::vector<int> got = data.copy_to_host();
     for (int i = 0; i < 64; ++i) EXPECT_EQ(got[i], x[i ^ 1]) << i;
   }
   Recording rec;
-  cudalab::launch(warp_exchange, dim3(1), dim3(64), data.get(), false);
+  cudalab::launch(warp_exchange, dim3(1), dim3(64), data.data(), false);
   EXPECT_TRUE(has_report(rec, ReportKind::intra_block_race)) << rec.reports_text();
 }
 
 TEST(Checks, UninitialisedReadIsReported) {
   cudalab::emu::ScopedOptions scoped(quiet());
   const int n = 77;
-  Device<float> in(random_floats(n)), out(n);  // out never written
+  DeviceBuffer<float> in(random_floats(n)), out(n);  // out never written
   {
     Recording rec;
-    cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.get(), out.get(), n);
+    cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.data(), out.data(), n);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_TRUE(has_report(rec, ReportKind::uninitialized_read)) << rec.reports_text();
   }
   // After a cudaMemset the same kernel is clean.
-  out.zero();
+  out.fill_bytes(0);
   Recording again;
-  cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.get(), out.get(), n);
+  cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.data(), out.data(), n);
   EXPECT_TRUE(again.clean()) << again.reports_text();
 }
 
 TEST(Checks, BlocksWritingOneAddressWithoutAtomicsRace) {
   cudalab::emu::ScopedOptions scoped(quiet());
-  Device<float> out(1);
+  DeviceBuffer<float> out(1);
   Recording rec;
-  cudalab::launch(every_block_writes_first, dim3(8), dim3(32), out.get());
+  cudalab::launch(every_block_writes_first, dim3(8), dim3(32), out.data());
   EXPECT_TRUE(has_report(rec, ReportKind::inter_block_race)) << rec.reports_text();
 }
 
@@ -142,11 +143,11 @@ TEST(Checks, EachCheckCanBeTurnedOff) {
   o.checks.races = false;
   cudalab::emu::ScopedOptions scoped(o);
   const int n = kReduceBlock;
-  Device<float> in(random_floats(n)), out(1);
+  DeviceBuffer<float> in(random_floats(n)), out(1);
   Recording rec;
-  cudalab::launch(block_sum_missing_barrier, dim3(1), dim3(kReduceBlock), in.get(), out.get(), n);
-  Device<float> fresh(n);
-  cudalab::launch(accumulate_uninitialised, dim3(1), dim3(n), in.get(), fresh.get(), n);
+  cudalab::launch(block_sum_missing_barrier, dim3(1), dim3(kReduceBlock), in.data(), out.data(), n);
+  DeviceBuffer<float> fresh(n);
+  cudalab::launch(accumulate_uninitialised, dim3(1), dim3(n), in.data(), fresh.data(), n);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
 }
 

@@ -24,12 +24,12 @@ TEST_P(Indexing, EveryThreadSeesItsCoordinates) {
   const Shape s = GetParam();
   const std::size_t threads_per_block = std::size_t{s.block.x} * s.block.y * s.block.z;
   const std::size_t blocks = std::size_t{s.grid.x} * s.grid.y * s.grid.z;
-  Device<int4> out(blocks * threads_per_block);
+  DeviceBuffer<int4> out(blocks * threads_per_block);
   Recording rec;
-  cudalab::launch(write_coordinates, s.grid, s.block, out.get());
+  cudalab::launch(write_coordinates, s.grid, s.block, out.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
-  std::vector<int4> got = out.download();
+  std::vector<int4> got = out.copy_to_host();
   std::size_t wrong = 0;
   for (unsigned bz = 0; bz < s.grid.z; ++bz)
     for (unsigned by = 0; by < s.grid.y; ++by)
@@ -63,14 +63,14 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Execution, SharedMemoryBlockSumWithBarriers) {
   for (int n : {1, 255, 256, 1000, 4099}) {
     std::vector<float> x = random_floats(n);
-    Device<float> in(x);
+    DeviceBuffer<float> in(x);
     const int blocks = (n + kReduceBlock - 1) / kReduceBlock;
-    Device<float> out(blocks);
+    DeviceBuffer<float> out(blocks);
     Recording rec;
-    cudalab::launch(block_sum, dim3(blocks), dim3(kReduceBlock), in.get(), out.get(), n);
+    cudalab::launch(block_sum, dim3(blocks), dim3(kReduceBlock), in.data(), out.data(), n);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
-    std::vector<float> got = out.download();
+    std::vector<float> got = out.copy_to_host();
     for (int b = 0; b < blocks; ++b) {
       float want = 0;
       for (int i = b * kReduceBlock; i < std::min(n, (b + 1) * kReduceBlock); ++i) want += x[i];
@@ -82,14 +82,14 @@ TEST(Execution, SharedMemoryBlockSumWithBarriers) {
 TEST(Execution, TiledTransposeThroughSharedMemory) {
   for (auto [rows, cols] : {std::pair{1, 1}, {67, 45}, {32, 32}, {100, 257}}) {
     std::vector<float> x = random_floats(static_cast<std::size_t>(rows) * cols);
-    Device<float> in(x);
-    Device<float> out(x.size());
+    DeviceBuffer<float> in(x);
+    DeviceBuffer<float> out(x.size());
     Recording rec;
     const dim3 grid((cols + kTile - 1) / kTile, (rows + kTile - 1) / kTile);
-    cudalab::launch(transpose_tiled, grid, dim3(kTile, 8), in.get(), out.get(), rows, cols);
+    cudalab::launch(transpose_tiled, grid, dim3(kTile, 8), in.data(), out.data(), rows, cols);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
-    std::vector<float> got = out.download();
+    std::vector<float> got = out.copy_to_host();
     std::size_t wrong = 0;
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) wrong += got[c * rows + r] != x[r * cols + c];
@@ -103,15 +103,15 @@ TEST(Execution, AtomicsAreExactWhileBlocksRunInParallel) {
   cudalab::emu::ScopedOptions scoped(o);
   const int n = 100003, bin_count = 17;
   std::vector<int> v = random_ints(n, 0, 1000);
-  Device<int> values(v);
-  Device<unsigned> bins(bin_count);
-  bins.zero();
-  Device<float> sum(1);
-  sum.zero();
-  Device<int> maximum(1);
-  maximum.zero();
-  cudalab::launch(atomic_histogram, dim3((n + 127) / 128), dim3(128), values.get(), n, bins.get(),
-                  bin_count, sum.get(), maximum.get());
+  DeviceBuffer<int> values(v);
+  DeviceBuffer<unsigned> bins(bin_count);
+  bins.fill_bytes(0);
+  DeviceBuffer<float> sum(1);
+  sum.fill_bytes(0);
+  DeviceBuffer<int> maximum(1);
+  maximum.fill_bytes(0);
+  cudalab::launch(atomic_histogram, dim3((n + 127) / 128), dim3(128), values.data(), n, bins.data(),
+                  bin_count, sum.data(), maximum.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<unsigned> want(bin_count, 0);
   double want_sum = 0;
@@ -119,33 +119,33 @@ TEST(Execution, AtomicsAreExactWhileBlocksRunInParallel) {
     ++want[x % bin_count];
     want_sum += x % 64;
   }
-  EXPECT_EQ(bins.download(), want);
-  EXPECT_EQ(sum.download()[0], want_sum);
-  EXPECT_EQ(maximum.download()[0], *std::max_element(v.begin(), v.end()));
+  EXPECT_EQ(bins.copy_to_host(), want);
+  EXPECT_EQ(sum.copy_to_host()[0], want_sum);
+  EXPECT_EQ(maximum.copy_to_host()[0], *std::max_element(v.begin(), v.end()));
 }
 
 TEST(Execution, CompareAndSwapLockSerialisesBlocks) {
   cudalab::emu::Options o = cudalab::emu::options();
   o.workers = 4;
   cudalab::emu::ScopedOptions scoped(o);
-  Device<int> lock(1), counter(1);
-  lock.zero();
-  counter.zero();
-  cudalab::launch(cas_lock_counter, dim3(997), dim3(32), lock.get(), counter.get());
+  DeviceBuffer<int> lock(1), counter(1);
+  lock.fill_bytes(0);
+  counter.fill_bytes(0);
+  cudalab::launch(cas_lock_counter, dim3(997), dim3(32), lock.data(), counter.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(counter.download()[0], 997);
+  EXPECT_EQ(counter.copy_to_host()[0], 997);
 }
 
 TEST(Execution, DynamicSharedMemoryIsPerBlock) {
   const int n = 1000, block = 128;
   std::vector<int> x = random_ints(n, -50, 50);
-  Device<int> in(x), out(n);
-  out.zero();
+  DeviceBuffer<int> in(x), out(n);
+  out.fill_bytes(0);
   const dim3 grid((n + block - 1) / block);
   cudalab::launch(reverse_in_block, cudalab::LaunchShape{grid, dim3(block), block * sizeof(int)},
-                  in.get(), out.get(), n);
+                  in.data(), out.data(), n);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<int> got = out.download();
+  std::vector<int> got = out.copy_to_host();
   for (int i = 0; i < n; ++i) {
     int b = i / block, t = i % block;
     int src = b * block + (block - 1 - t);
@@ -156,12 +156,12 @@ TEST(Execution, DynamicSharedMemoryIsPerBlock) {
 TEST(Execution, SixteenByteAccessesThroughReinterpretGlobal) {
   const int n4 = 333;
   std::vector<float> x = random_floats(4 * n4);
-  Device<float> in(x), out(x.size());
+  DeviceBuffer<float> in(x), out(x.size());
   Recording rec;
-  cudalab::launch(copy_float4, dim3(3), dim3(128), in.get(), out.get(), n4);
+  cudalab::launch(copy_float4, dim3(3), dim3(128), in.data(), out.data(), n4);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
-  EXPECT_EQ(out.download(), x);
+  EXPECT_EQ(out.copy_to_host(), x);
   // 333 = 10 full warps + 13 lanes: a full warp of float4 loads moves 512
   // bytes = 16 sectors; the partial one 13 * 16 bytes = 7 sectors (6.5 rounded up).
   const auto& loads = rec.last().coalescing.loads;
@@ -180,14 +180,14 @@ TEST(Execution, HalfAndBfloat16ThroughCudaHeaders) {
     hx[i] = __float2half(x[i]);
     bx[i] = __float2bfloat16(x[i]);
   }
-  Device<__half> h(hx);
-  Device<__nv_bfloat16> b(bx);
+  DeviceBuffer<__half> h(hx);
+  DeviceBuffer<__nv_bfloat16> b(bx);
   Recording rec;
-  cudalab::launch(double_half_and_bf16, dim3(2), dim3(96), h.get(), b.get(), n);
+  cudalab::launch(double_half_and_bf16, dim3(2), dim3(96), h.data(), b.data(), n);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
-  std::vector<__half> hy = h.download();
-  std::vector<__nv_bfloat16> by = b.download();
+  std::vector<__half> hy = h.copy_to_host();
+  std::vector<__nv_bfloat16> by = b.copy_to_host();
   for (int i = 0; i < n; ++i) {
     // Doubling is exact in both formats.
     EXPECT_EQ(__half2float(hy[i]), 2.0f * __half2float(hx[i])) << i;
@@ -196,16 +196,16 @@ TEST(Execution, HalfAndBfloat16ThroughCudaHeaders) {
 }
 
 TEST(Execution, BadLaunchShapeRunsNothingAndReportsInvalidConfiguration) {
-  Device<int4> out(64);
-  ASSERT_EQ(cudaMemset(out.get(), 0x11, 64 * sizeof(int4)), cudaSuccess);
-  std::vector<int4> before = out.download();
+  DeviceBuffer<int4> out(64);
+  ASSERT_EQ(cudaMemset(out.data(), 0x11, 64 * sizeof(int4)), cudaSuccess);
+  std::vector<int4> before = out.copy_to_host();
   const Shape bad[] = {
       {dim3(1), dim3(1025)},     {dim3(1), dim3(32, 33)},      {dim3(1), dim3(1, 1, 65)},
       {dim3(1, 65536), dim3(1)}, {dim3(1, 1, 65536), dim3(1)}, {dim3(0), dim3(32)},
       {dim3(1), dim3(0)}};
   for (const Shape& s : bad) {
     Recording rec;
-    cudalab::launch(write_coordinates, s.grid, s.block, out.get());
+    cudalab::launch(write_coordinates, s.grid, s.block, out.data());
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue)
         << "grid " << s.grid.x << "," << s.grid.y << "," << s.grid.z << " block " << s.block.x
         << "," << s.block.y << "," << s.block.z;
@@ -214,9 +214,9 @@ TEST(Execution, BadLaunchShapeRunsNothingAndReportsInvalidConfiguration) {
   }
   cudalab::launch(write_coordinates,
                   cudalab::LaunchShape{dim3(1), dim3(1), cudalab::emu::kMaxDynamicSharedBytes + 1},
-                  out.get());
+                  out.data());
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
-  std::vector<int4> after = out.download();
+  std::vector<int4> after = out.copy_to_host();
   EXPECT_EQ(std::memcmp(before.data(), after.data(), before.size() * sizeof(int4)), 0);
 }
 
@@ -237,9 +237,9 @@ TEST(Runtime, ReportsTheEmulatedDevice) {
 }
 
 TEST(Runtime, CopiesCheckTheirPointers) {
-  Device<float> d(10);
+  DeviceBuffer<float> d(10);
   std::vector<float> h(10, 1.0f);
-  EXPECT_EQ(cudaMemcpy(d.get(), h.data(), 11 * sizeof(float), cudaMemcpyHostToDevice),
+  EXPECT_EQ(cudaMemcpy(d.data(), h.data(), 11 * sizeof(float), cudaMemcpyHostToDevice),
             cudaErrorInvalidValue)
       << "one element past the allocation";
   EXPECT_EQ(cudaMemcpy(h.data(), h.data() + 1, sizeof(float), cudaMemcpyDeviceToHost),
