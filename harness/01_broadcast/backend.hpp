@@ -95,6 +95,10 @@ struct Observation {
 
   // Elements outside the output that changed (guard elements around it).
   std::size_t guard_elements_changed = 0;
+
+  // Where the output lived in device memory during the call, for tools that
+  // read an emulator trace of it (the viewer).
+  std::uintptr_t output_address = 0;
 };
 
 class Backend {

@@ -78,7 +78,9 @@ struct OutputRegion {
 class Observer {
  public:
   explicit Observer(const RunOptions&) {}
-  void finish(Observation&, const OutputRegion&) {}
+  void finish(Observation& observation, const OutputRegion& output) {
+    observation.output_address = reinterpret_cast<std::uintptr_t>(output.base);
+  }
 };
 
 #else
@@ -139,6 +141,7 @@ class Observer {
   }
 
   void finish(Observation& observation, const OutputRegion& output) {
+    observation.output_address = reinterpret_cast<std::uintptr_t>(output.base);
     if (!recording_) return;
     const auto& launches = recording_->launches();
     observation.launches = static_cast<int>(launches.size());

@@ -82,18 +82,4 @@ KernelRun kernel_run_from_launch(const emu::LaunchRecord& launch, const OutputTe
   return run;
 }
 
-std::optional<std::uintptr_t> most_written_allocation(const emu::LaunchRecord& launch) {
-  std::map<std::uintptr_t, std::uint64_t> stores;
-  for (const emu::AccessRecord& a : launch.accesses) {
-    if (!a.is_write() || a.is_shared()) continue;
-    for (const emu::AllocationInfo& alloc : launch.allocations)
-      if (a.address >= alloc.base && a.address < alloc.base + alloc.bytes) ++stores[alloc.base];
-  }
-  std::optional<std::uintptr_t> best;
-  std::uint64_t most = 0;
-  for (const auto& [base, count] : stores)
-    if (count > most) best = base, most = count;
-  return best;
-}
-
 }  // namespace cudalab::viewer

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include "cudalab/emu/recorder.hpp"
 #include "kernel_run.hpp"
@@ -19,9 +18,5 @@ struct OutputTensor {
 };
 
 KernelRun kernel_run_from_launch(const emu::LaunchRecord& launch, const OutputTensor& output);
-
-// The start of the device allocation that received the most global stores:
-// the output of a launch whose caller did not say where it is.
-std::optional<std::uintptr_t> most_written_allocation(const emu::LaunchRecord& launch);
 
 }  // namespace cudalab::viewer
