@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Check that every lab skeleton differs from its reference solution only
+inside TODO regions.
+
+Usage: check_skeletons.py [ROOT]     (ROOT holds labs/ and solutions/;
+                                      default: this repository)
+
+labs/NN_name/ (what students edit) and solutions/NN_name/ (the reference)
+hold the same files. Outside the skeleton's TODO regions the two must be
+identical, line for line. A region runs from its begin line to its end line,
+both included, and says how big the answer is:
+
+    // TODO(ex3) begin, about 4 lines: what to write ...
+    ...the stub a student replaces...
+    // TODO(ex3) end
+
+The solution has anything in its place, including nothing. Every line of a
+skeleton that says `TODO(` or `TODO:` must be such a begin or end line, and the
+size must be roughly the size of the solution's answer, so students can tell
+when they are overcomplicating. The handout, README.md at the top of a lab
+folder, lives in labs/ only.
+
+Prints each problem as FILE:LINE: what, and exits 1 if there is any.
+"""
+import pathlib
+import re
+import sys
+
+HANDOUT = "README.md"
+BEGIN = re.compile(r"TODO\((ex\d+)\) begin, about (\d+) lines?\b")
+END = re.compile(r"TODO\((ex\d+)\) end\b")
+ANY_TODO = re.compile(r"\bTODO\s*[(:]")
+# Statements that only silence "unused" warnings; the parameter should be
+# [[maybe_unused]] or unnamed instead.
+VOID_CAST = re.compile(r"static_cast<void>\s*\(|\(void\)\s*[A-Za-z_]\w*\s*;")
+HASH_COMMENT_SUFFIXES = (".py", ".sh", ".cmake", ".txt")
+MAX_HUNKS_PER_FILE = 5
+
+
+class Region:
+    """A TODO region of a skeleton: lines first..last (1-based, inclusive)."""
+
+    def __init__(self, exercise, size, first, last):
+        self.exercise, self.size, self.first, self.last = exercise, size, first, last
+
+
+def parse_regions(path, lines, problems):
+    """The skeleton's TODO regions; malformed TODO lines go to `problems`."""
+    regions = []
+    open_region = None
+    for number, line in enumerate(lines, 1):
+        begin, end = BEGIN.search(line), END.search(line)
+        if begin:
+            if open_region:
+                problems.append(f"{path}:{number}: TODO({begin[1]}) begins inside the "
+                                f"TODO({open_region.exercise}) region of line {open_region.first}")
+                continue
+            if int(begin[2]) < 1:
+                problems.append(f"{path}:{number}: a TODO region needs at least 1 line")
+            open_region = Region(begin[1], int(begin[2]), number, None)
+        elif end:
+            if not open_region:
+                problems.append(f"{path}:{number}: TODO({end[1]}) end without a begin line")
+            elif end[1] != open_region.exercise:
+                problems.append(f"{path}:{number}: TODO({end[1]}) end closes the "
+                                f"TODO({open_region.exercise}) region of line {open_region.first}")
+            else:
+                open_region.last = number
+                regions.append(open_region)
+            open_region = None
+        elif ANY_TODO.search(line):
+            named = re.search(r"TODO\((ex\d+)\)", line)
+            exercise = named[1] if named else "exN"
+            problems.append(
+                f"{path}:{number}: a TODO must open a region and say its size, as in "
+                f"`// TODO({exercise}) begin, about 2 lines: ...`, with the region ending at "
+                f"`// TODO({exercise}) end`:\n    {line.strip()}")
+    if open_region:
+        problems.append(f"{path}:{open_region.first}: TODO({open_region.exercise}) has no end line")
+    return regions
+
+
+def align(skeleton, solution, regions):
+    """Aligns the skeleton's lines with the solution's, where each region
+    matches any run of solution lines for free and every other line must be
+    equal. Returns the edit script with the fewest differences, as a list of
+    (kind, skeleton lines, solution lines) with 0-based line ranges, kind in
+    equal, region, changed."""
+    # The skeleton as tokens: an int is one literal line, a Region a wildcard.
+    tokens, number = [], 0
+    for region in regions:
+        tokens.extend(range(number, region.first - 1))
+        tokens.append(region)
+        number = region.last
+    tokens.extend(range(number, len(skeleton)))
+
+    infinity = len(skeleton) + len(solution) + 1
+    rows, cols = len(tokens) + 1, len(solution) + 1
+    cost = [[infinity] * cols for _ in range(rows)]
+    came_from = [[None] * cols for _ in range(rows)]
+    cost[0][0] = 0
+    for i in range(rows):
+        for j in range(1, cols):  # a solution line the skeleton lacks
+            if cost[i][j - 1] + 1 < cost[i][j]:
+                cost[i][j], came_from[i][j] = cost[i][j - 1] + 1, (i, j - 1)
+        if i == rows - 1:
+            break
+        token = tokens[i]
+        if isinstance(token, Region):  # the region is solution lines j'..j-1
+            best = None
+            for j in range(cols):
+                if best is None or cost[i][j] <= cost[i][best]:  # ties: the shortest region
+                    best = j
+                cost[i + 1][j], came_from[i + 1][j] = cost[i][best], (i, best)
+            continue
+        for j in range(cols):
+            if cost[i][j] + 1 < cost[i + 1][j]:  # a skeleton line the solution lacks
+                cost[i + 1][j], came_from[i + 1][j] = cost[i][j] + 1, (i, j)
+            if j < cols - 1:
+                step = 0 if skeleton[token] == solution[j] else 1
+                if cost[i][j] + step < cost[i + 1][j + 1]:
+                    cost[i + 1][j + 1], came_from[i + 1][j + 1] = cost[i][j] + step, (i, j)
+
+    # Walk back, then merge neighbouring differences into hunks.
+    steps, i, j = [], rows - 1, cols - 1
+    while (i, j) != (0, 0):
+        pi, pj = came_from[i][j]
+        if pi == i:  # solution line pj, inserted before the skeleton's token i
+            at = next_skeleton_line(tokens, i, len(skeleton))
+            steps.append(("changed", (at, at), (pj, j)))
+        elif isinstance(tokens[pi], Region):
+            steps.append(("region", (tokens[pi].first - 1, tokens[pi].last), (pj, j)))
+        else:
+            line = tokens[pi]
+            same = pj < j and skeleton[line] == solution[pj]
+            steps.append(("equal" if same else "changed", (line, line + 1), (pj, j)))
+        i, j = pi, pj
+    steps.reverse()
+    hunks = []
+    for kind, lines, answer in steps:
+        if hunks and hunks[-1][0] == kind == "changed":
+            _, previous_lines, previous_answer = hunks[-1]
+            hunks[-1] = (kind, (min(previous_lines[0], lines[0]), max(previous_lines[1], lines[1])),
+                         (previous_answer[0], answer[1]))
+        else:
+            hunks.append((kind, lines, answer))
+    return hunks
+
+
+def next_skeleton_line(tokens, i, end):
+    """The 0-based skeleton line at or after token i (where an insertion sits)."""
+    for token in tokens[i:]:
+        return token.first - 1 if isinstance(token, Region) else token
+    return end
+
+
+def code_lines(lines, suffix):
+    """Lines that are neither blank nor only a comment."""
+    markers = ("#",) if suffix in HASH_COMMENT_SUFFIXES else ("//", "/*", "*")
+    return sum(1 for line in lines if line.strip() and not line.strip().startswith(markers))
+
+
+def size_is_about(said, actual):
+    return abs(actual - said) <= max(2, said // 2)
+
+
+def check_pair(lab_path, solution_path, shown_lab, shown_solution):
+    problems = []
+    try:
+        skeleton = lab_path.read_text(encoding="utf-8").splitlines()
+        solution = solution_path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:  # not text: no regions, so the bytes must match
+        if lab_path.read_bytes() != solution_path.read_bytes():
+            problems.append(f"{shown_lab}: differs from {shown_solution} (a binary file)")
+        return problems, 0
+
+    for path, lines in ((shown_lab, skeleton), (shown_solution, solution)):
+        for number, line in enumerate(lines, 1):
+            if VOID_CAST.search(line):
+                problems.append(f"{path}:{number}: a void cast that only silences a warning; "
+                                f"mark the parameter [[maybe_unused]] or leave it unnamed:\n"
+                                f"    {line.strip()}")
+    marker_problems = []
+    regions = parse_regions(shown_lab, skeleton, marker_problems)
+    problems += marker_problems
+    if marker_problems:  # without sound regions a diff would only add noise
+        return problems, len(regions)
+
+    hunks = align(skeleton, solution, regions)
+    differences = [h for h in hunks if h[0] == "changed"]
+    for _, (first, last), (answer_first, answer_last) in differences[:MAX_HUNKS_PER_FILE]:
+        text = [f"{shown_lab}:{first + 1}: differs from {shown_solution}:{answer_first + 1} "
+                f"outside a TODO region"]
+        text += [f"    - {line}" for line in skeleton[first:last]]
+        text += [f"    + {line}" for line in solution[answer_first:answer_last]]
+        problems.append("\n".join(text))
+    if len(differences) > MAX_HUNKS_PER_FILE:
+        problems.append(f"{shown_lab}: ... and {len(differences) - MAX_HUNKS_PER_FILE} more "
+                        f"differences outside TODO regions")
+    if differences:
+        return problems, len(regions)
+
+    suffix = lab_path.suffix if lab_path.suffix else lab_path.name
+    for kind, (first, _), (answer_first, answer_last) in hunks:
+        if kind != "region":
+            continue
+        region = next(r for r in regions if r.first == first + 1)
+        actual = code_lines(solution[answer_first:answer_last], suffix)
+        if not size_is_about(region.size, actual):
+            problems.append(
+                f"{shown_lab}:{region.first}: TODO({region.exercise}) says about "
+                f"{region.size} lines, but the solution's answer has {actual} "
+                f"({shown_solution}:{answer_first + 1}-{answer_last}); say about {actual}")
+    return problems, len(regions)
+
+
+def files_under(folder):
+    """Relative paths of the files under folder, hidden ones and caches left out."""
+    found = set()
+    for path in folder.rglob("*"):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            continue
+        if path.is_file():
+            found.add(relative.as_posix())
+    return found
+
+
+def folders_under(folder):
+    return {p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")}
+
+
+def check_tree(root):
+    """Returns (problems, summary)."""
+    labs, solutions = root / "labs", root / "solutions"
+    for folder in (labs, solutions):
+        if not folder.is_dir():
+            return [f"{folder}: no such folder"], ""
+    problems = []
+    lab_names = folders_under(labs)
+    solution_names = folders_under(solutions)
+    if not lab_names | solution_names:
+        return [f"{labs}: no lab folders to check"], ""
+    for name in sorted(solution_names - lab_names):
+        problems.append(f"solutions/{name}: no labs/{name} skeleton for it")
+    for name in sorted(lab_names - solution_names):
+        problems.append(f"labs/{name}: no solutions/{name} reference for it")
+
+    file_count = region_count = 0
+    for name in sorted(lab_names & solution_names):
+        lab_files = files_under(labs / name) - {HANDOUT}
+        solution_files = files_under(solutions / name)
+        for relative in sorted(lab_files - solution_files):
+            problems.append(f"labs/{name}/{relative}: missing from solutions/{name}/")
+        for relative in sorted(solution_files - lab_files):
+            problems.append(f"solutions/{name}/{relative}: missing from labs/{name}/")
+        for relative in sorted(lab_files & solution_files):
+            found, regions = check_pair(labs / name / relative, solutions / name / relative,
+                                        f"labs/{name}/{relative}", f"solutions/{name}/{relative}")
+            problems += found
+            file_count += 1
+            region_count += regions
+    summary = (f"{counted(len(lab_names & solution_names), 'lab')}, {counted(file_count, 'file')}, "
+               f"{counted(region_count, 'TODO region')}")
+    return problems, summary
+
+
+def counted(number, noun):
+    return f"{number} {noun}{'s' * (number != 1)}"
+
+
+def main(argv):
+    if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
+        print(__doc__, file=sys.stderr)
+        return 2
+    root = pathlib.Path(argv[1]) if len(argv) == 2 else pathlib.Path(__file__).resolve().parents[1]
+    problems, summary = check_tree(root)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"check_skeletons: {counted(len(problems), 'problem')}: labs/ and "
+              f"solutions/ may differ only inside TODO regions (docs/architecture.md, "
+              f"\"Student code vs reference\")")
+        return 1
+    print(f"check_skeletons: {summary}: labs/ and solutions/ differ only inside TODO regions")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
