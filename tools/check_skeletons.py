@@ -22,6 +22,7 @@ folder, lives in labs/ only.
 
 Prints each problem as FILE:LINE: what, and exits 1 if there is any.
 """
+import dataclasses
 import pathlib
 import re
 import sys
@@ -37,11 +38,13 @@ HASH_COMMENT_SUFFIXES = (".py", ".sh", ".cmake", ".txt")
 MAX_HUNKS_PER_FILE = 5
 
 
+@dataclasses.dataclass
 class Region:
     """A TODO region of a skeleton: lines first..last (1-based, inclusive)."""
-
-    def __init__(self, exercise, size, first, last):
-        self.exercise, self.size, self.first, self.last = exercise, size, first, last
+    exercise: str  # "ex3"
+    size: int  # the lines it says the answer needs
+    first: int
+    last: int = 0
 
 
 def parse_regions(path, lines, problems):
@@ -52,12 +55,11 @@ def parse_regions(path, lines, problems):
         begin, end = BEGIN.search(line), END.search(line)
         if begin:
             if open_region:
-                problems.append(f"{path}:{number}: TODO({begin[1]}) begins inside the "
-                                f"TODO({open_region.exercise}) region of line {open_region.first}")
-                continue
+                problems.append(f"{path}:{open_region.first}: TODO({open_region.exercise}) has no "
+                                f"end line before the TODO({begin[1]}) begin of line {number}")
             if int(begin[2]) < 1:
                 problems.append(f"{path}:{number}: a TODO region needs at least 1 line")
-            open_region = Region(begin[1], int(begin[2]), number, None)
+            open_region = Region(begin[1], int(begin[2]), number)
         elif end:
             if not open_region:
                 problems.append(f"{path}:{number}: TODO({end[1]}) end without a begin line")
@@ -106,7 +108,7 @@ def align(skeleton, solution, regions):
         if i == rows - 1:
             break
         token = tokens[i]
-        if isinstance(token, Region):  # the region is solution lines j'..j-1
+        if isinstance(token, Region):  # stands for solution lines best..j-1, at no cost
             best = None
             for j in range(cols):
                 if best is None or cost[i][j] <= cost[i][best]:  # ties: the shortest region
@@ -149,14 +151,14 @@ def align(skeleton, solution, regions):
 
 def next_skeleton_line(tokens, i, end):
     """The 0-based skeleton line at or after token i (where an insertion sits)."""
-    for token in tokens[i:]:
-        return token.first - 1 if isinstance(token, Region) else token
-    return end
+    if i == len(tokens):
+        return end
+    return tokens[i].first - 1 if isinstance(tokens[i], Region) else tokens[i]
 
 
 def code_lines(lines, suffix):
     """Lines that are neither blank nor only a comment."""
-    markers = ("#",) if suffix in HASH_COMMENT_SUFFIXES else ("//", "/*", "*")
+    markers = ("#",) if suffix in HASH_COMMENT_SUFFIXES else ("//", "/*")
     return sum(1 for line in lines if line.strip() and not line.strip().startswith(markers))
 
 
@@ -164,30 +166,16 @@ def size_is_about(said, actual):
     return abs(actual - said) <= max(2, said // 2)
 
 
-def check_pair(lab_path, solution_path, shown_lab, shown_solution):
+def void_cast_problems(path, lines):
+    return [f"{path}:{number}: a void cast that only silences a warning; mark the parameter "
+            f"[[maybe_unused]] or leave it unnamed:\n    {line.strip()}"
+            for number, line in enumerate(lines, 1) if VOID_CAST.search(line)]
+
+
+def drift_problems(shown_lab, shown_solution, skeleton, solution, hunks):
+    """One problem per difference outside the regions, with the lines that differ."""
+    differences = [hunk for hunk in hunks if hunk[0] == "changed"]
     problems = []
-    try:
-        skeleton = lab_path.read_text(encoding="utf-8").splitlines()
-        solution = solution_path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:  # not text: no regions, so the bytes must match
-        if lab_path.read_bytes() != solution_path.read_bytes():
-            problems.append(f"{shown_lab}: differs from {shown_solution} (a binary file)")
-        return problems, 0
-
-    for path, lines in ((shown_lab, skeleton), (shown_solution, solution)):
-        for number, line in enumerate(lines, 1):
-            if VOID_CAST.search(line):
-                problems.append(f"{path}:{number}: a void cast that only silences a warning; "
-                                f"mark the parameter [[maybe_unused]] or leave it unnamed:\n"
-                                f"    {line.strip()}")
-    marker_problems = []
-    regions = parse_regions(shown_lab, skeleton, marker_problems)
-    problems += marker_problems
-    if marker_problems:  # without sound regions a diff would only add noise
-        return problems, len(regions)
-
-    hunks = align(skeleton, solution, regions)
-    differences = [h for h in hunks if h[0] == "changed"]
     for _, (first, last), (answer_first, answer_last) in differences[:MAX_HUNKS_PER_FILE]:
         text = [f"{shown_lab}:{first + 1}: differs from {shown_solution}:{answer_first + 1} "
                 f"outside a TODO region"]
@@ -197,10 +185,12 @@ def check_pair(lab_path, solution_path, shown_lab, shown_solution):
     if len(differences) > MAX_HUNKS_PER_FILE:
         problems.append(f"{shown_lab}: ... and {len(differences) - MAX_HUNKS_PER_FILE} more "
                         f"differences outside TODO regions")
-    if differences:
-        return problems, len(regions)
+    return problems
 
-    suffix = lab_path.suffix if lab_path.suffix else lab_path.name
+
+def size_problems(shown_lab, shown_solution, solution, regions, hunks, suffix):
+    """A region whose size is far from the size of the solution's answer."""
+    problems = []
     for kind, (first, _), (answer_first, answer_last) in hunks:
         if kind != "region":
             continue
@@ -209,9 +199,34 @@ def check_pair(lab_path, solution_path, shown_lab, shown_solution):
         if not size_is_about(region.size, actual):
             problems.append(
                 f"{shown_lab}:{region.first}: TODO({region.exercise}) says about "
-                f"{region.size} lines, but the solution's answer has {actual} "
+                f"{region.size} lines, but the solution's answer has {actual} lines of code "
                 f"({shown_solution}:{answer_first + 1}-{answer_last}); say about {actual}")
-    return problems, len(regions)
+    return problems
+
+
+def check_pair(lab_path, solution_path, shown_lab, shown_solution):
+    """Returns (problems, number of regions) for one skeleton and its solution."""
+    try:
+        skeleton = lab_path.read_text(encoding="utf-8").splitlines()
+        solution = solution_path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:  # not text: no regions, so the bytes must match
+        if lab_path.read_bytes() != solution_path.read_bytes():
+            return [f"{shown_lab}: differs from {shown_solution} (a binary file)"], 0
+        return [], 0
+
+    problems = void_cast_problems(shown_lab, skeleton)
+    problems += void_cast_problems(shown_solution, solution)
+    marker_problems = []
+    regions = parse_regions(shown_lab, skeleton, marker_problems)
+    if marker_problems:  # without sound regions a diff would only add noise
+        return problems + marker_problems, len(regions)
+    hunks = align(skeleton, solution, regions)
+    drift = drift_problems(shown_lab, shown_solution, skeleton, solution, hunks)
+    if drift:  # then the regions' answers are not known for sure
+        return problems + drift, len(regions)
+    suffix = lab_path.suffix or lab_path.name
+    return problems + size_problems(shown_lab, shown_solution, solution, regions, hunks,
+                                    suffix), len(regions)
 
 
 def files_under(folder):
@@ -250,6 +265,9 @@ def check_tree(root):
     for name in sorted(lab_names & solution_names):
         lab_files = files_under(labs / name) - {HANDOUT}
         solution_files = files_under(solutions / name)
+        if HANDOUT in solution_files:
+            problems.append(f"solutions/{name}/{HANDOUT}: the handout belongs in labs/{name}/ only")
+            solution_files.remove(HANDOUT)
         for relative in sorted(lab_files - solution_files):
             problems.append(f"labs/{name}/{relative}: missing from solutions/{name}/")
         for relative in sorted(solution_files - lab_files):

@@ -25,6 +25,13 @@ inline void launch_add(float* a, const float* b, int n) {
   if (n == 0) return;
   add<<<(n + 255) / 256, 256>>>(a, b, n);
 }
+
+// The blocks of 256 threads that n threads need.
+inline int blocks_for(int n) {
+  // TODO(ex2) begin, about 1 line: not always 1.
+  return 1;
+  // TODO(ex2) end
+}
 """
 
 SOLUTION = """\
@@ -37,6 +44,11 @@ __global__ void add(float* a, const float* b, int n) {
 inline void launch_add(float* a, const float* b, int n) {
   if (n == 0) return;
   add<<<(n + 255) / 256, 256>>>(a, b, n);
+}
+
+// The blocks of 256 threads that n threads need.
+inline int blocks_for(int n) {
+  return (n + 255) / 256;
 }
 """
 
@@ -77,7 +89,7 @@ class CheckSkeletonsTest(unittest.TestCase):
     def test_accepts_a_pair_that_differs_only_inside_todo_regions(self):
         code, output = self.check()
         self.assertEqual(code, 0, output)
-        self.assertIn("1 lab, 1 file, 1 TODO region", output)
+        self.assertIn("1 lab, 1 file, 2 TODO regions", output)
 
     def test_accepts_any_answer_inside_a_region_even_an_empty_one(self):
         self.replace("solutions/01_demo/add.cuh",
@@ -91,13 +103,15 @@ class CheckSkeletonsTest(unittest.TestCase):
         self.replace("solutions/01_demo/add.cuh", "  add<<<",
                      "  if (n < 0) throw std::invalid_argument(\"n < 0\");\n  add<<<")
         self.assert_rejected(
-            "labs/01_demo/add.cuh:9: differs from solutions/01_demo/add.cuh:9 outside a TODO region",
+            "labs/01_demo/add.cuh:9: differs from solutions/01_demo/add.cuh:9 "
+            "outside a TODO region",
             '    +   if (n < 0) throw std::invalid_argument("n < 0");')
 
     def test_rejects_a_line_only_the_skeleton_has_outside_a_region(self):
         self.replace("solutions/01_demo/add.cuh", "  if (n == 0) return;\n", "")
         self.assert_rejected(
-            "labs/01_demo/add.cuh:8: differs from solutions/01_demo/add.cuh:8 outside a TODO region",
+            "labs/01_demo/add.cuh:8: differs from solutions/01_demo/add.cuh:8 "
+            "outside a TODO region",
             "    -   if (n == 0) return;")
 
     def test_rejects_a_changed_comment_outside_a_region(self):
@@ -111,12 +125,17 @@ class CheckSkeletonsTest(unittest.TestCase):
         self.assert_rejected("labs/01_demo/add.cuh: missing from solutions/01_demo/",
                              "solutions/01_demo/other.cuh: missing from labs/01_demo/")
 
+    def test_rejects_a_handout_in_solutions(self):
+        self.write("solutions/01_demo/README.md", "# a second handout\n")
+        self.assert_rejected("solutions/01_demo/README.md: the handout belongs in labs/01_demo/ only")
+
     def test_rejects_a_lab_without_a_solution(self):
         self.write("labs/02_more/kernel.cuh", "// no reference\n")
         self.assert_rejected("labs/02_more: no solutions/02_more reference for it")
 
     def test_rejects_a_todo_without_a_size(self):
-        self.replace("labs/01_demo/add.cuh", "TODO(ex1) begin, about 2 lines: a[i]", "TODO(ex1): a[i]")
+        self.replace("labs/01_demo/add.cuh", "TODO(ex1) begin, about 2 lines: a[i]",
+                     "TODO(ex1): a[i]")
         self.assert_rejected("labs/01_demo/add.cuh:3: a TODO must open a region and say its size",
                              "// TODO(ex1) begin, about 2 lines: ...")
 
