@@ -84,10 +84,10 @@ def parse_regions(path, lines, problems):
 
 def align(skeleton, solution, regions):
     """Aligns the skeleton's lines with the solution's, where each region
-    matches any run of solution lines for free and every other line must be
-    equal. Returns the edit script with the fewest differences, as a list of
-    (kind, skeleton lines, solution lines) with 0-based line ranges, kind in
-    equal, region, changed."""
+    stands for any run of solution lines and every other line must be equal.
+    Returns the alignment with the fewest differences as a list of (kind,
+    skeleton lines, solution lines), 0-based line ranges, kind in equal,
+    region, changed."""
     # The skeleton as tokens: an int is one literal line, a Region a wildcard.
     tokens, number = [], 0
     for region in regions:
@@ -96,30 +96,35 @@ def align(skeleton, solution, regions):
         number = region.last
     tokens.extend(range(number, len(skeleton)))
 
-    infinity = len(skeleton) + len(solution) + 1
+    # A line that differs outside the regions costs more than all solution
+    # lines the regions can take together: the fewest differences first, then
+    # the smallest regions, so that a line changed next to a region shows as a
+    # difference instead of as part of the region's answer.
     rows, cols = len(tokens) + 1, len(solution) + 1
+    differ = cols  # a line missing, added or changed
+    infinity = (len(skeleton) + len(solution) + 1) * differ
     cost = [[infinity] * cols for _ in range(rows)]
     came_from = [[None] * cols for _ in range(rows)]
     cost[0][0] = 0
     for i in range(rows):
         for j in range(1, cols):  # a solution line the skeleton lacks
-            if cost[i][j - 1] + 1 < cost[i][j]:
-                cost[i][j], came_from[i][j] = cost[i][j - 1] + 1, (i, j - 1)
+            if cost[i][j - 1] + differ < cost[i][j]:
+                cost[i][j], came_from[i][j] = cost[i][j - 1] + differ, (i, j - 1)
         if i == rows - 1:
             break
         token = tokens[i]
-        if isinstance(token, Region):  # stands for solution lines best..j-1, at no cost
-            best = None
+        if isinstance(token, Region):  # stands for solution lines start..j-1
+            start = 0
             for j in range(cols):
-                if best is None or cost[i][j] <= cost[i][best]:  # ties: the shortest region
-                    best = j
-                cost[i + 1][j], came_from[i + 1][j] = cost[i][best], (i, best)
+                if cost[i][j] <= cost[i][start] + (j - start):
+                    start = j
+                cost[i + 1][j], came_from[i + 1][j] = cost[i][start] + (j - start), (i, start)
             continue
         for j in range(cols):
-            if cost[i][j] + 1 < cost[i + 1][j]:  # a skeleton line the solution lacks
-                cost[i + 1][j], came_from[i + 1][j] = cost[i][j] + 1, (i, j)
+            if cost[i][j] + differ < cost[i + 1][j]:  # a skeleton line the solution lacks
+                cost[i + 1][j], came_from[i + 1][j] = cost[i][j] + differ, (i, j)
             if j < cols - 1:
-                step = 0 if skeleton[token] == solution[j] else 1
+                step = 0 if skeleton[token] == solution[j] else differ
                 if cost[i][j] + step < cost[i + 1][j + 1]:
                     cost[i + 1][j + 1], came_from[i + 1][j + 1] = cost[i][j] + step, (i, j)
 
@@ -177,7 +182,9 @@ def drift_problems(shown_lab, shown_solution, skeleton, solution, hunks):
     differences = [hunk for hunk in hunks if hunk[0] == "changed"]
     problems = []
     for _, (first, last), (answer_first, answer_last) in differences[:MAX_HUNKS_PER_FILE]:
-        text = [f"{shown_lab}:{first + 1}: differs from {shown_solution}:{answer_first + 1} "
+        # Lines added at the end of a file are shown at the file's last line.
+        line, answer_line = min(first + 1, len(skeleton)), min(answer_first + 1, len(solution))
+        text = [f"{shown_lab}:{max(line, 1)}: differs from {shown_solution}:{max(answer_line, 1)} "
                 f"outside a TODO region"]
         text += [f"    - {line}" for line in skeleton[first:last]]
         text += [f"    + {line}" for line in solution[answer_first:answer_last]]

@@ -114,6 +114,12 @@ class CheckSkeletonsTest(unittest.TestCase):
             "outside a TODO region",
             "    -   if (n == 0) return;")
 
+    def test_rejects_a_line_the_solution_adds_at_the_end(self):
+        path = self.root / "solutions/01_demo/add.cuh"
+        path.write_text(path.read_text() + "// only in the solution\n")
+        self.assert_rejected("labs/01_demo/add.cuh:17: differs from solutions/01_demo/add.cuh:16",
+                             "    + // only in the solution")
+
     def test_rejects_a_changed_comment_outside_a_region(self):
         self.replace("solutions/01_demo/add.cuh", "// Demo lab: a += b.", "// Demo lab: a = a + b.")
         self.assert_rejected("labs/01_demo/add.cuh:1: differs from solutions/01_demo/add.cuh:1",
@@ -127,7 +133,8 @@ class CheckSkeletonsTest(unittest.TestCase):
 
     def test_rejects_a_handout_in_solutions(self):
         self.write("solutions/01_demo/README.md", "# a second handout\n")
-        self.assert_rejected("solutions/01_demo/README.md: the handout belongs in labs/01_demo/ only")
+        self.assert_rejected(
+            "solutions/01_demo/README.md: the handout belongs in labs/01_demo/ only")
 
     def test_rejects_a_lab_without_a_solution(self):
         self.write("labs/02_more/kernel.cuh", "// no reference\n")
