@@ -152,7 +152,7 @@ int run(const Arguments& arguments, int argc, char** argv) {
   result.gpu = cudalab::query_device();
   std::cout << "lab01_bench on " << result.gpu->name << "\n";
 
-  // The anchor first, so every GB/s figure gets its fraction_of_copy.
+  // The anchor first, so every GB/s figure gets its fraction of the copy.
   const cudalab::BandwidthMeasurement copy = cudalab::measure_copy_bandwidth(std::size_t{1} << 30);
   result.add_anchor(cudalab::copy_anchor(copy));
   std::printf("device-to-device copy (1 GiB, read + write): %.0f GB/s\n", copy.gb_per_s());
@@ -190,7 +190,7 @@ int run(const Arguments& arguments, int argc, char** argv) {
       result.add_figure(figure);
       const auto& added = result.figures.back();
       std::printf("%-18s %6d x %5d %10.4f %10.0f %7.0f%%\n", version.name, rows, kColumns, ms,
-                  added.value, 100 * added.fraction_of_copy.value_or(0));
+                  added.value, 100 * (added.fraction_of ? added.fraction_of->value : 0));
     }
   }
 
