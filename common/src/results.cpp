@@ -43,27 +43,36 @@ void ResultFile::add_figure(Figure figure, const std::string& anchor_name) {
     throw std::invalid_argument(what + ": value and time_ms must be finite and time_ms >= 0");
   }
   if (figure.errors) check_errors(*figure.errors, what);
-  if (figure.fraction_of && !std::isfinite(figure.fraction_of->value)) {
-    throw std::invalid_argument(what + ": fraction_of must be finite");
+  if (figure.fraction_of && !is_finite_non_negative(figure.fraction_of->value)) {
+    throw std::invalid_argument(what + ": fraction_of must be finite and >= 0");
   }
-  const bool named = !anchor_name.empty();
-  const std::string against = named ? anchor_name : figure.unit == "GB/s" ? kCopyAnchorName : "";
-  const Anchor* anchor = against.empty() ? nullptr : find_anchor(against);
-  if (named && anchor != nullptr && anchor->unit != figure.unit) {
-    throw std::invalid_argument(what + " is in " + figure.unit + " but anchor '" + anchor_name +
-                                "' is in " + anchor->unit);
+  std::string against = anchor_name;
+  if (against.empty() && figure.unit == "GB/s") against = kCopyAnchorName;
+  const Anchor* anchor = find_anchor(against);
+  if (anchor != nullptr && anchor->unit != figure.unit) {
+    // The copy anchor is only a default: a figure in other units skips it.
+    if (!anchor_name.empty()) {
+      throw std::invalid_argument(what + " is in " + figure.unit + " but anchor '" + anchor_name +
+                                  "' is in " + anchor->unit);
+    }
+    anchor = nullptr;
   }
   // An anchor measured as zero (no time) gives no fraction rather than inf.
-  if (!figure.fraction_of && anchor != nullptr && anchor->unit == figure.unit &&
-      anchor->value > 0) {
+  if (!figure.fraction_of && anchor != nullptr && anchor->value > 0) {
     figure.fraction_of = Fraction{.anchor = anchor->name, .value = figure.value / anchor->value};
   }
   figures.push_back(std::move(figure));
 }
 
 void ResultFile::add_anchor(Anchor anchor) {
-  if (!std::isfinite(anchor.value)) {
-    throw std::invalid_argument("anchor '" + anchor.name + "': value must be finite");
+  if (anchor.name.empty() || find_anchor(anchor.name) != nullptr) {
+    throw std::invalid_argument("anchor '" + anchor.name +
+                                "': the name must be new and not empty (figures name it)");
+  }
+  if (!std::isfinite(anchor.value) ||
+      (anchor.time_ms && !is_finite_non_negative(*anchor.time_ms))) {
+    throw std::invalid_argument("anchor '" + anchor.name +
+                                "': value and time_ms must be finite and time_ms >= 0");
   }
   anchors.push_back(std::move(anchor));
 }

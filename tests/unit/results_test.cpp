@@ -236,6 +236,16 @@ TEST(Results, RejectsNonFiniteFigures) {
   EXPECT_EQ(result.figures.size(), 2u);
 }
 
+TEST(Results, RejectsAnchorsThatFiguresCouldNotName) {
+  cudalab::ResultFile result = example_result();
+  EXPECT_THROW(result.add_anchor(cudalab::copy_anchor({.bytes_moved = 1 << 20, .time_ms = 1})),
+               std::invalid_argument);  // a second copy_bandwidth
+  EXPECT_THROW(result.add_anchor({.name = "", .value = 1, .unit = "GB/s"}), std::invalid_argument);
+  EXPECT_THROW(result.add_anchor({.name = "x", .value = INFINITY, .unit = "GB/s"}),
+               std::invalid_argument);
+  EXPECT_EQ(result.anchors.size(), 3u);
+}
+
 TEST(Results, RejectsSpansThatEndBeforeTheyStartOrAreNotFinite) {
   cudalab::ResultFile result = example_result();
   const auto timeline_with = [](cudalab::Span span) {
@@ -372,6 +382,16 @@ TEST_F(ResultFiles, ConvertsThePublishedVersion1File) {
   EXPECT_FALSE(v2["figures"][0].contains("fraction_of_copy"));
   EXPECT_EQ(v2["figures"][0]["fraction_of"]["anchor"], "copy_bandwidth");
   EXPECT_EQ(cudalab::to_json(cudalab::read_result(converted)), cudalab::to_json(read));
+}
+
+TEST(Results, ReadsEveryPublishedFile) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CUDALAB_PUBLISHED_RESULTS)) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    EXPECT_NO_THROW(cudalab::read_result(entry.path())) << entry.path();
+  }
+  EXPECT_GE(files, 3);
 }
 
 TEST_F(ResultFiles, Version1FractionOfCopyNeedsTheCopyAnchor) {
