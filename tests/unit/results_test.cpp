@@ -163,6 +163,11 @@ class ScopedEnvironment {
 };
 
 TEST(Results, GitRevisionComesFromTheEnvironmentWhenSet) {
+  std::string from_git;
+  {
+    const ScopedEnvironment unset("CUDALAB_GIT_REVISION", nullptr);
+    from_git = cudalab::git_revision();
+  }
   {
     const ScopedEnvironment revision("CUDALAB_GIT_REVISION", " 1a2b3c4-dirty\n");
     EXPECT_EQ(cudalab::git_revision(), "1a2b3c4-dirty");
@@ -171,7 +176,8 @@ TEST(Results, GitRevisionComesFromTheEnvironmentWhenSet) {
   }
   // Empty means not set: git or the configure-time revision answers.
   const ScopedEnvironment empty("CUDALAB_GIT_REVISION", "");
-  EXPECT_NE(cudalab::git_revision(), "");
+  EXPECT_EQ(cudalab::git_revision(), from_git);
+  EXPECT_NE(from_git, "");
 }
 
 TEST(Results, BandwidthFiguresGetTheirFractionOfCopy) {
