@@ -78,7 +78,7 @@ void bench(cudalab::harness::BenchRun& run) {
       const auto& figure = run.add_bandwidth("broadcast_sum", version.name, {rows, kColumns},
                                              bytes_moved(rows, kColumns), ms);
       std::printf("%-18s %6d x %5d %10.4f %10.0f %7.0f%%\n", version.name, rows, kColumns, ms,
-                  figure.value, 100 * figure.fraction_of_copy.value_or(0));
+                  figure.value, 100 * (figure.fraction_of ? figure.fraction_of->value : 0));
     }
   }
   run.merge_pytorch("broadcast_sum", "pytorch_add_", "pytorch:broadcast_add",
