@@ -90,13 +90,15 @@ emu::Options observer_options(const RunOptions& run) {
 }  // namespace
 
 struct EmuObserver::State {
-  explicit State(const RunOptions& run) : options(run), scoped(observer_options(run)) {
+  explicit State(const RunOptions& run) : options(run) {
     // A caller that records the call itself (the viewer) keeps its Recording
-    // and reads it; this call then observes nothing.
-    if (!emu::recording_alive()) recording.emplace();
+    // and its options, and reads them; this call then observes nothing.
+    if (emu::recording_alive()) return;
+    scoped.emplace(observer_options(run));
+    recording.emplace();
   }
   RunOptions options;
-  emu::ScopedOptions scoped;
+  std::optional<emu::ScopedOptions> scoped;
   std::optional<emu::Recording> recording;
 };
 
