@@ -1,5 +1,5 @@
 # cudalab_add_lab(<NN> <name> EXERCISES <k> [GPU_LIBRARIES <target>...]
-#                 [EMU_SOURCES <file>...])
+#                 [EMU_SOURCES <file>...] [ROOT <folder>])
 #
 # Registers lab NN: the one line a lab adds to the top-level CMakeLists.txt.
 # Expects (a missing folder is a configure error)
@@ -12,7 +12,8 @@
 #   tests/NN_name/       GoogleTest sources; test names hold Ex<k>_
 # GPU_LIBRARIES: what the lab's GPU code links besides the CUDA runtime
 # (CUDA::cublas, ...). EMU_SOURCES: extra harness sources built with the host
-# compiler.
+# compiler. ROOT: where the four folders are, relative to the source tree
+# (default: the top; tests/sample_lab holds the sample lab CI builds).
 #
 # Test names follow <Backend>/<Suite>.Ex<k>_<what>/...; the backend part holds
 # "Emu" or "Gpu", which gives the ctest labels emu and gpu. The tests are
@@ -48,24 +49,28 @@ function(cudalab_discover_tests target)
 endfunction()
 
 function(cudalab_add_lab number name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "EXERCISES" "GPU_LIBRARIES;EMU_SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "EXERCISES;ROOT" "GPU_LIBRARIES;EMU_SOURCES")
   set(dir "${number}_${name}")
+  set(root "${PROJECT_SOURCE_DIR}")
+  if(ARG_ROOT)
+    set(root "${PROJECT_SOURCE_DIR}/${ARG_ROOT}")
+  endif()
   set(lab "lab${number}")
   if(NOT ARG_EXERCISES MATCHES "^[1-9][0-9]*$")
     message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): EXERCISES <count> is required")
   endif()
   foreach(folder labs solutions harness tests)
-    if(NOT IS_DIRECTORY "${PROJECT_SOURCE_DIR}/${folder}/${dir}")
+    if(NOT IS_DIRECTORY "${root}/${folder}/${dir}")
       message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): ${folder}/${dir}/ does not exist")
     endif()
   endforeach()
-  set(harness "${PROJECT_SOURCE_DIR}/harness/${dir}")
+  set(harness "${root}/harness/${dir}")
   foreach(file backend.hpp backend_emu.cpp backend_gpu.cu)
     if(NOT EXISTS "${harness}/${file}")
       message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): harness/${dir}/${file} is missing")
     endif()
   endforeach()
-  file(GLOB test_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/${dir}/*.cpp")
+  file(GLOB test_sources CONFIGURE_DEPENDS "${root}/tests/${dir}/*.cpp")
   if(NOT test_sources)
     message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): tests/${dir}/ has no .cpp file")
   endif()
@@ -81,10 +86,10 @@ function(cudalab_add_lab number name)
   endif()
   foreach(variant IN LISTS variants)
     if(variant STREQUAL "graded")
-      set(code_dir "${PROJECT_SOURCE_DIR}/${CUDALAB_GRADE}/${dir}")
+      set(code_dir "${root}/${CUDALAB_GRADE}/${dir}")
       set(test_target test_${lab})
     else()
-      set(code_dir "${PROJECT_SOURCE_DIR}/labs/${dir}")
+      set(code_dir "${root}/labs/${dir}")
       set(test_target test_${lab}_skeleton)
     endif()
     set(backends ${lab}_backends_${variant})
@@ -128,5 +133,7 @@ function(cudalab_add_lab number name)
     target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded cudalab::bench)
   endif()
 
-  set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS "${dir}")
+  if(NOT ARG_ROOT)
+    set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS "${dir}")
+  endif()
 endfunction()
