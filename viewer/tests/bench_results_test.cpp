@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cudalab/results.hpp"
 #include "model/ui_state.hpp"
 
 namespace cudalab::viewer {
@@ -35,6 +36,20 @@ TEST(BenchResults, ReadsTheSampleFile) {
   EXPECT_DOUBLE_EQ(*r.pytorch_gbps, 2820.0);
   EXPECT_EQ(problems(r).front(), "broadcast_sum 16384x16384");
   EXPECT_EQ(r.driver, "13.0");
+}
+
+// The sample is a version 1 file; the writer writes version 2.
+TEST(BenchResults, ReadsTheSampleRewrittenAsVersion2) {
+  const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_v2.json";
+  write_result(path, read_result(kSample));
+  ASSERT_NE(sample_text().find("cudalab.result/1"), std::string::npos);
+  const auto loaded = load_bench_result(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  const BenchResult& r = std::get<BenchResult>(loaded);
+  EXPECT_EQ(r.versions.size(), 5u);
+  EXPECT_DOUBLE_EQ(*r.copy_gbps, 4190.0);
+  EXPECT_DOUBLE_EQ(*r.pytorch_gbps, 2820.0);
 }
 
 TEST(BenchResults, MissingFileIsAMessage) {
