@@ -4,6 +4,8 @@
 // access and no 16-byte access may be misaligned (a GPU faults on those).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lab01_test_support.hpp"
 
 namespace lab01::testing {
@@ -11,6 +13,25 @@ namespace {
 
 const bool titled =
     cudalab::harness::describe_exercise(5, "16-byte (float4) accesses, tails and alignment");
+
+// The classic mistake of this exercise, in its words: a float4 access whose
+// address is not a multiple of 16 bytes (the GPU stops the kernel with
+// cudaErrorMisalignedAddress; the emulator reports it the same way).
+::testing::AssertionResult no_misaligned_access(const Observation& run, const std::string& what) {
+  const auto misaligned = [](const std::string& text) {
+    return text.find("isaligned") != std::string::npos;
+  };
+  const bool in_reports = std::any_of(run.reports.begin(), run.reports.end(), misaligned);
+  if (!in_reports && !misaligned(run.error)) return ::testing::AssertionSuccess();
+  auto failure = ::testing::AssertionFailure()
+                 << what
+                 << ": misaligned float4 access (a misaligned write or read). A float4 access must "
+                    "start at a multiple of 16 "
+                 << "bytes; the elements before the first 16-byte boundary need single-float "
+                    "accesses.";
+  if (!run.reports.empty()) failure << "\n" << run.reports.front();
+  return failure;
+}
 
 class Ex5Vectorized : public OnBackend {
  protected:
@@ -25,6 +46,7 @@ class Ex5Vectorized : public OnBackend {
                              std::to_string(offset) + " floats after a 16-byte boundary, block " +
                              std::to_string(block_size);
     const Observation run = backend().broadcast_sum_vec4(a, b, x, y, offset, block_size, options);
+    EXPECT_TRUE(no_misaligned_access(run, what));
     EXPECT_TRUE(ran(run)) << what;
     expect_broadcast_sum_correct(run, a, expected, x, y, what);
     note_gpu_time(run, what, 4.0 * (2.0 * static_cast<double>(size) + y));
