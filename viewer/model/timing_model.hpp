@@ -1,6 +1,6 @@
-// What the timing panel draws: each kernel version's achieved bandwidth on
-// one problem, next to the copy bandwidth and PyTorch measured in the same
-// `./lab bench` run.
+// A `./lab bench` result file as the viewer keeps it: each kernel version's
+// achieved bandwidth per problem, next to the copy bandwidth and PyTorch
+// measured in the same run (bars_model.hpp turns a problem into a chart).
 #pragma once
 
 #include <optional>
@@ -31,18 +31,5 @@ struct BenchResult {
 
 // The problems present, in the order they first appear.
 std::vector<std::string> problems(const BenchResult& result);
-
-struct Bar {
-  std::string label;
-  double time_ms = 0, bandwidth_gbps = 0;
-  double fraction_of_copy = 0;  // 0 when there is no copy figure
-};
-struct TimingChart {
-  std::string problem;
-  std::vector<Bar> versions;
-  std::optional<double> copy_gbps, pytorch_gbps;
-  double max_gbps = 0;  // axis extent
-};
-TimingChart chart_for_problem(const BenchResult& result, const std::string& problem);
 
 }  // namespace cudalab::viewer

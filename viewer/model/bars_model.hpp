@@ -1,0 +1,42 @@
+// What the bars view draws: each kernel version's figure on one problem as a
+// bar, in whatever unit the result file gives (GB/s, TFLOP/s, ms), next to
+// the anchors measured in the same run (the copy bandwidth, PyTorch, cuBLAS)
+// as vertical lines, each bar labelled with its fraction of one anchor.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "timing_model.hpp"
+
+namespace cudalab::viewer {
+
+struct Bar {
+  std::string label;  // the version
+  double value = 0;
+  double time_ms = 0;
+  std::optional<double> fraction;  // of the chart's fraction_anchor
+};
+
+struct AnchorLine {
+  std::string name;  // "copy", "PyTorch"
+  double value = 0;
+};
+
+struct BarChart {
+  std::string problem;  // job and shape, e.g. "broadcast_sum 512x4096"
+  std::string unit;     // of the bars and the anchors
+  std::vector<Bar> bars;
+  std::vector<AnchorLine> anchors;
+  std::string fraction_anchor;  // what Bar::fraction is a fraction of ("copy")
+  double max_value = 0;         // axis extent: the largest bar or anchor
+};
+
+// The chart of one problem of a result file (problems(result) lists them).
+BarChart bars_for_problem(const BenchResult& result, const std::string& problem);
+
+// "3579 GB/s  85% of copy  0.900 ms"
+std::string bar_text(const BarChart& chart, const Bar& bar);
+
+}  // namespace cudalab::viewer
