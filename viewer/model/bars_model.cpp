@@ -1,28 +1,36 @@
 #include "bars_model.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 namespace cudalab::viewer {
 
+std::string anchor_label(const std::string& name) {
+  if (name == "copy_bandwidth") return "copy";
+  if (name.rfind("pytorch", 0) == 0) return "PyTorch";
+  return name;
+}
+
 BarChart bars_for_problem(const BenchResult& result, const std::string& problem) {
   BarChart chart;
   chart.problem = problem;
-  chart.unit = "GB/s";  // what the result reader keeps today
-  chart.fraction_anchor = "copy";
-  std::optional<double> pytorch = result.pytorch_gbps;
-  for (const Measurement& m : result.pytorch)
-    if (m.problem == problem) pytorch = m.bandwidth_gbps;  // per problem beats run-wide
-  if (result.copy_gbps) chart.anchors.push_back({"copy", *result.copy_gbps});
-  if (pytorch) chart.anchors.push_back({"PyTorch", *pytorch});
-
   for (const Measurement& m : result.versions) {
     if (m.problem != problem) continue;
-    Bar bar{m.version, m.bandwidth_gbps, m.time_ms, std::nullopt};
-    if (result.copy_gbps && *result.copy_gbps > 0)
-      bar.fraction = m.bandwidth_gbps / *result.copy_gbps;
-    chart.bars.push_back(bar);
+    if (chart.bars.empty()) chart.unit = m.unit;
+    if (m.unit != chart.unit) continue;
+    chart.bars.push_back({m.version, m.value, m.time_ms, m.fraction});
+    if (m.fraction && chart.fraction_anchor.empty())
+      chart.fraction_anchor = anchor_label(m.fraction_of);
+  }
+  for (const AnchorFigure& a : result.anchors) {
+    if (a.unit != chart.unit || !(a.problem.empty() || a.problem == problem)) continue;
+    const std::string label = anchor_label(a.name);
+    auto same = std::find_if(chart.anchors.begin(), chart.anchors.end(),
+                             [&](const AnchorLine& line) { return line.name == label; });
+    if (same == chart.anchors.end())
+      chart.anchors.push_back({label, a.value});
+    else if (!a.problem.empty())
+      same->value = a.value;  // measured on this problem: beats the run-wide figure
   }
   for (const Bar& b : chart.bars) chart.max_value = std::max(chart.max_value, b.value);
   for (const AnchorLine& a : chart.anchors) chart.max_value = std::max(chart.max_value, a.value);
@@ -30,10 +38,9 @@ BarChart bars_for_problem(const BenchResult& result, const std::string& problem)
 }
 
 std::string bar_text(const BarChart& chart, const Bar& bar) {
-  char text[128];
-  int n = std::snprintf(text, sizeof text, "%.4g %s", bar.value, chart.unit.c_str());
-  if (bar.value >= 100)
-    n = std::snprintf(text, sizeof text, "%.0f %s", bar.value, chart.unit.c_str());
+  char text[160];
+  const char* format = bar.value >= 100 ? "%.0f %s" : "%.4g %s";
+  int n = std::snprintf(text, sizeof text, format, bar.value, chart.unit.c_str());
   if (bar.fraction)
     n += std::snprintf(text + n, sizeof text - n, "  %.0f%% of %s", *bar.fraction * 100,
                        chart.fraction_anchor.c_str());

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_results.hpp"
 #include "coalescing_model.hpp"
 #include "error_plot_model.hpp"
 #include "indexing_model.hpp"
@@ -15,7 +16,6 @@
 #include "lab_source.hpp"
 #include "tile_walk_model.hpp"
 #include "timeline_model.hpp"
-#include "timing_model.hpp"
 
 namespace cudalab::viewer {
 
@@ -28,6 +28,8 @@ std::optional<Panel> panel_from_name(const std::string& name);
 // "indexing, coalescing, ..., help": for messages.
 std::string panel_names();
 inline Panel panel_of(View view) { return static_cast<Panel>(view); }
+static_assert(static_cast<int>(Panel::kTiles) == static_cast<int>(View::kTiles),
+              "the view tabs come first, in View's order");
 
 // One run as the panels see it, with the derived data computed once.
 struct LoadedRun {

@@ -59,14 +59,16 @@ Rect chart(const BarChart& c) {
     dl->AddText(ImVec2(x0 + bar_w + font * 0.5f, y + (bar_h - font) / 2),
                 ImGui::GetColorU32(ImGuiCol_Text), bar_text(c, b).c_str());
   }
-  const ImU32 anchor_colours[] = {kAnchorCopy, kAnchorPytorch, kAnchorOther};
   for (std::size_t a = 0; a < c.anchors.size(); ++a) {
     const AnchorLine& anchor = c.anchors[a];
     char label[96];
     std::snprintf(label, sizeof label, "%s %.4g %s", anchor.name.c_str(), anchor.value,
                   c.unit.c_str());
+    const ImU32 colour = anchor.name == "copy"      ? kAnchorCopy
+                         : anchor.name == "PyTorch" ? kAnchorPytorch
+                                                    : kAnchorOther;
     vertical_marker(dl, x0 + float(anchor.value * scale), origin.y + font * a, origin.y + height,
-                    anchor_colours[std::min<std::size_t>(a, 2)], label);
+                    colour, label);
   }
   ImGui::Dummy(ImVec2(label_w + bar_w + text_w, height));
   return {x0, origin.y + top, x0 + bar_w, origin.y + height};

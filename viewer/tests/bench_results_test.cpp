@@ -30,11 +30,27 @@ TEST(BenchResults, ReadsTheSampleFile) {
   const auto loaded = load_bench_result(kSample);
   ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
   const BenchResult& r = std::get<BenchResult>(loaded);
-  EXPECT_EQ(r.versions.size(), 5u);
-  EXPECT_DOUBLE_EQ(*r.copy_gbps, 4190.0);
-  EXPECT_DOUBLE_EQ(*r.pytorch_gbps, 2820.0);
+  ASSERT_EQ(r.versions.size(), 5u);
+  EXPECT_EQ(r.versions[1].unit, "GB/s");
+  EXPECT_DOUBLE_EQ(*r.versions[1].fraction, 0.876);
+  EXPECT_EQ(r.versions[1].fraction_of, "copy_bandwidth");
+  ASSERT_EQ(r.anchors.size(), 2u);
+  EXPECT_EQ(r.anchors[0].name, "copy_bandwidth");
+  EXPECT_DOUBLE_EQ(r.anchors[0].value, 4190.0);
+  EXPECT_DOUBLE_EQ(r.anchors[1].value, 2820.0);
   EXPECT_EQ(problems(r).front(), "broadcast_sum 16384x16384");
   EXPECT_EQ(r.driver, "13.0");
+}
+
+TEST(BenchResults, PytorchFiguresBecomeAnchorsOfTheirProblem) {
+  const std::string h200 = std::string(CUDALAB_RESULTS_DIR) + "/lab01-h200-2026-11-29.json";
+  const auto loaded = load_bench_result(h200);
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  const BenchResult& r = std::get<BenchResult>(loaded);
+  EXPECT_EQ(r.versions.size(), 20u);  // 4 versions x 5 problems
+  std::size_t per_problem = 0;
+  for (const AnchorFigure& a : r.anchors) per_problem += !a.problem.empty();
+  EXPECT_EQ(per_problem, 5u);
 }
 
 TEST(BenchResults, MissingFileIsAMessage) {
