@@ -1,18 +1,31 @@
-# cudalab_add_lab(<NN> <name> EXERCISES <count>)
+# cudalab_add_lab(<NN> <name> EXERCISES <k> [GPU_LIBRARIES <target>...]
+#                 [EMU_SOURCES <file>...] [ROOT <folder>])
 #
-# Registers lab NN once. Expects
+# Registers lab NN: the one line a lab adds to the top-level CMakeLists.txt.
+# Expects (a missing folder is a configure error)
 #   labs/NN_name/        the student's files (kernels in .cuh headers)
 #   solutions/NN_name/   the same file names, complete
-#   harness/NN_name/     backend_emu.cpp + backend_gpu.cu (the lab code built
-#                        for each backend behind one interface), run_main.cpp
-#                        (the `./lab run NN` program) and optional bench_main.cu
-#   tests/NN_name/       GoogleTest sources
-# Test names follow <Backend>/<Suite>.Ex<k>_<what>/...; the backend part holds
-# "Emu" or "Gpu", which gives the ctest labels emu and gpu.
+#   harness/NN_name/     backend.hpp (the lab's Backend interface),
+#                        backend_emu.cpp + backend_gpu.cu (the lab code built
+#                        for each backend behind it), optional bench_main.cu
+#                        (+ bench_pytorch.py)
+#   tests/NN_name/       GoogleTest sources; test names hold Ex<k>_
+# GPU_LIBRARIES: what the lab's GPU code links besides the CUDA runtime
+# (CUDA::cublas, ...). EMU_SOURCES: extra harness sources built with the host
+# compiler. ROOT: where the four folders are, relative to the source tree
+# (default: the top; tests/sample_lab holds the sample lab CI builds).
 #
-# Targets: labNN_backends_<graded|skeleton>, labNN (program), test_labNN,
-# and with CUDALAB_CHECK_SKELETONS also test_labNN_skeleton with one ctest per
-# exercise that passes only when the skeleton fails that exercise.
+# Test names follow <Backend>/<Suite>.Ex<k>_<what>/...; the backend part holds
+# "Emu" or "Gpu", which gives the ctest labels emu and gpu. The tests are
+# compiled once and linked three ways:
+#   test_labNN           GoogleTest's runner over the graded code (ctest)
+#   labNN                `./lab run NN`: the same tests, reported per exercise
+#   test_labNN_skeleton  with CUDALAB_CHECK_SKELETONS: over labs/, with one
+#                        ctest per exercise that passes only when the
+#                        skeleton fails that exercise
+# and labNN_bench when the harness has bench_main.cu. The lab is appended to
+# the global property CUDALAB_LABS ("NN_name"), which the viewer reads.
+
 # cudalab_discover_tests(<target> [FILTER <gtest pattern>] LABELS <label>...)
 #
 # gtest_discover_tests, run when ctest starts, with several labels and with
@@ -36,37 +49,60 @@ function(cudalab_discover_tests target)
 endfunction()
 
 function(cudalab_add_lab number name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "EXERCISES" "")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "EXERCISES;ROOT" "GPU_LIBRARIES;EMU_SOURCES")
   set(dir "${number}_${name}")
-  set(harness "${PROJECT_SOURCE_DIR}/harness/${dir}")
+  set(root "${PROJECT_SOURCE_DIR}")
+  if(ARG_ROOT)
+    set(root "${PROJECT_SOURCE_DIR}/${ARG_ROOT}")
+  endif()
   set(lab "lab${number}")
+  if(NOT ARG_EXERCISES MATCHES "^[1-9][0-9]*$")
+    message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): EXERCISES <count> is required")
+  endif()
+  foreach(folder labs solutions harness tests)
+    if(NOT IS_DIRECTORY "${root}/${folder}/${dir}")
+      message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): ${folder}/${dir}/ does not exist")
+    endif()
+  endforeach()
+  set(harness "${root}/harness/${dir}")
+  foreach(file backend.hpp backend_emu.cpp backend_gpu.cu)
+    if(NOT EXISTS "${harness}/${file}")
+      message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): harness/${dir}/${file} is missing")
+    endif()
+  endforeach()
+  file(GLOB test_sources CONFIGURE_DEPENDS "${root}/tests/${dir}/*.cpp")
+  if(NOT test_sources)
+    message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): tests/${dir}/ has no .cpp file")
+  endif()
+
+  # The tests see the harness, never the lab code: one build serves both variants.
+  add_library(${lab}_tests OBJECT ${test_sources})
+  target_include_directories(${lab}_tests PRIVATE "${harness}")
+  target_link_libraries(${lab}_tests PRIVATE cudalab::harness)
 
   set(variants graded)
   if(CUDALAB_CHECK_SKELETONS)
     list(APPEND variants skeleton)
   endif()
-
   foreach(variant IN LISTS variants)
     if(variant STREQUAL "graded")
-      set(code_dir "${PROJECT_SOURCE_DIR}/${CUDALAB_GRADE}/${dir}")
+      set(code_dir "${root}/${CUDALAB_GRADE}/${dir}")
+      set(test_target test_${lab})
     else()
-      set(code_dir "${PROJECT_SOURCE_DIR}/labs/${dir}")
-    endif()
-    add_library(${lab}_backends_${variant} STATIC
-      "${harness}/backend_emu.cpp" "${harness}/backend_gpu.cu")
-    target_include_directories(${lab}_backends_${variant}
-      PUBLIC "${harness}" PRIVATE "${code_dir}")
-    target_link_libraries(${lab}_backends_${variant} PUBLIC cudalab::common cudalab::emu)
-    set_target_properties(${lab}_backends_${variant} PROPERTIES
-      CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
-
-    file(GLOB test_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/${dir}/*.cpp")
-    set(test_target test_${lab})
-    if(variant STREQUAL "skeleton")
+      set(code_dir "${root}/labs/${dir}")
       set(test_target test_${lab}_skeleton)
     endif()
-    add_executable(${test_target} ${test_sources})
-    target_link_libraries(${test_target} PRIVATE ${lab}_backends_${variant} GTest::gtest_main)
+    set(backends ${lab}_backends_${variant})
+    add_library(${backends} STATIC
+      "${harness}/backend_emu.cpp" "${harness}/backend_gpu.cu" ${ARG_EMU_SOURCES})
+    target_include_directories(${backends} PUBLIC "${harness}" PRIVATE "${code_dir}")
+    target_link_libraries(${backends} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
+    set_target_properties(${backends} PROPERTIES
+      CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+
+    add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
+    target_link_libraries(${test_target} PRIVATE ${backends} cudalab_harness_main)
+    # ENABLE_EXPORTS: the emulator names kernels by looking up their symbols.
     set_target_properties(${test_target} PROPERTIES ENABLE_EXPORTS ON)
   endforeach()
 
@@ -82,12 +118,22 @@ function(cudalab_add_lab number name)
     endforeach()
   endif()
 
-  add_executable(${lab} "${harness}/run_main.cpp")
-  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded CLI11::CLI11)
+  set(NUMBER "${number}")
+  set(NAME "${name}")
+  set(EXERCISES "${ARG_EXERCISES}")
+  set(CODE_FROM "${CUDALAB_GRADE}")
+  set(run_main "${CMAKE_CURRENT_BINARY_DIR}/${lab}_run_main.cpp")
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/lab_run_main.cpp.in" "${run_main}" @ONLY)
+  add_executable(${lab} "${run_main}" $<TARGET_OBJECTS:${lab}_tests>)
+  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded)
   set_target_properties(${lab} PROPERTIES ENABLE_EXPORTS ON)
 
   if(EXISTS "${harness}/bench_main.cu")
     add_executable(${lab}_bench "${harness}/bench_main.cu")
-    target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded CUDA::cublas CLI11::CLI11)
+    target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded cudalab::bench)
+  endif()
+
+  if(NOT ARG_ROOT)
+    set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS "${dir}")
   endif()
 endfunction()

@@ -82,16 +82,18 @@ std::optional<std::string> apply(const Options& o, UiState& state) {
   if (state.lab_source() && o.version >= state.lab_source()->versions().size())
     return "--version must be below " + std::to_string(state.lab_source()->versions().size());
   state.request.version = o.version;
+  if (!o.results.empty()) load_results(state, o.results);  // may add the timeline tab
   state.panel = shown_panels(state).front();
   if (!o.panel.empty()) {
     const auto panel = panel_from_name(o.panel);
     if (!panel) return "--panel must be one of " + panel_names() + ", not '" + o.panel + "'";
     if (!shown(state, *panel))
-      return "--panel " + o.panel + ": lab " + state.lab_source()->title() + " has no such view";
+      return "--panel " + o.panel + ": not shown here (lab " +
+             (state.lab_source() ? state.lab_source()->title() : "(none)") +
+             "; a timeline needs a lab that has one or a result file that has one)";
     state.panel = *panel;
   }
   state.tile_walk = {o.step, o.program};
-  if (!o.results.empty()) load_results(state, o.results);
   return std::nullopt;
 }
 

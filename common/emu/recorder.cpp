@@ -309,6 +309,8 @@ Coverage coverage(const LaunchRecord& launch, const void* base, std::size_t elem
 
 // ---- recording ----------------------------------------------------------------------------
 
+bool recording_alive() { return detail::active_recording != nullptr; }
+
 Recording::Recording() {
   if (detail::active_recording) {
     throw std::logic_error("cudalab::emu::Recording: another Recording is already alive");

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,23 +16,79 @@ namespace cudalab {
 
 using nlohmann::json;
 
-void ResultFile::add_figure(Figure figure) {
-  if (!std::isfinite(figure.value) || !std::isfinite(figure.time_ms) || figure.time_ms < 0) {
-    throw std::invalid_argument("figure '" + figure.name + "' " + figure.version +
-                                ": value and time_ms must be finite and time_ms >= 0");
+namespace {
+
+bool is_finite_non_negative(double x) { return std::isfinite(x) && x >= 0; }
+
+void check_errors(const ErrorFigures& errors, const std::string& figure) {
+  const std::optional<double> all[] = {errors.max_abs, errors.max_rel, errors.normwise};
+  bool any = false;
+  for (const std::optional<double>& error : all) {
+    if (!error) continue;
+    any = true;
+    if (!is_finite_non_negative(*error)) {
+      throw std::invalid_argument(figure + ": errors must be finite and >= 0 (leave out a " +
+                                  "relative error against zeros)");
+    }
   }
-  const Anchor* copy = find_anchor(kCopyAnchorName);
-  if (figure.unit == "GB/s" && !figure.fraction_of_copy && copy != nullptr && copy->value > 0) {
-    figure.fraction_of_copy = figure.value / copy->value;
+  if (!any)
+    throw std::invalid_argument(figure + ": errors holds none of max_abs, max_rel, normwise");
+}
+
+}  // namespace
+
+void ResultFile::add_figure(Figure figure, const std::string& anchor_name) {
+  const std::string what = "figure '" + figure.name + "' " + figure.version;
+  if (!std::isfinite(figure.value) || !is_finite_non_negative(figure.time_ms)) {
+    throw std::invalid_argument(what + ": value and time_ms must be finite and time_ms >= 0");
+  }
+  if (figure.errors) check_errors(*figure.errors, what);
+  if (figure.fraction_of && !is_finite_non_negative(figure.fraction_of->value)) {
+    throw std::invalid_argument(what + ": fraction_of must be finite and >= 0");
+  }
+  std::string against = anchor_name;
+  if (against.empty() && figure.unit == "GB/s") against = kCopyAnchorName;
+  const Anchor* anchor = find_anchor(against);
+  if (anchor != nullptr && anchor->unit != figure.unit) {
+    // The copy anchor is only a default: a figure in other units skips it.
+    if (!anchor_name.empty()) {
+      throw std::invalid_argument(what + " is in " + figure.unit + " but anchor '" + anchor_name +
+                                  "' is in " + anchor->unit);
+    }
+    anchor = nullptr;
+  }
+  // An anchor measured as zero (no time) gives no fraction rather than inf.
+  if (!figure.fraction_of && anchor != nullptr && anchor->value > 0) {
+    figure.fraction_of = Fraction{.anchor = anchor->name, .value = figure.value / anchor->value};
   }
   figures.push_back(std::move(figure));
 }
 
 void ResultFile::add_anchor(Anchor anchor) {
-  if (!std::isfinite(anchor.value)) {
-    throw std::invalid_argument("anchor '" + anchor.name + "': value must be finite");
+  if (anchor.name.empty() || find_anchor(anchor.name) != nullptr) {
+    throw std::invalid_argument("anchor '" + anchor.name +
+                                "': the name must be new and not empty (figures name it)");
+  }
+  if (!std::isfinite(anchor.value) ||
+      (anchor.time_ms && !is_finite_non_negative(*anchor.time_ms))) {
+    throw std::invalid_argument("anchor '" + anchor.name +
+                                "': value and time_ms must be finite and time_ms >= 0");
   }
   anchors.push_back(std::move(anchor));
+}
+
+void ResultFile::add_timeline(Timeline timeline) {
+  for (const TimelineRow& row : timeline.rows) {
+    for (const Span& span : row.spans) {
+      if (!std::isfinite(span.start_ms) || !std::isfinite(span.end_ms) ||
+          span.end_ms < span.start_ms) {
+        throw std::invalid_argument("timeline '" + timeline.name + "', row '" + row.name +
+                                    "', span '" + span.name +
+                                    "': start_ms and end_ms must be finite, end_ms >= start_ms");
+      }
+    }
+  }
+  timelines.push_back(std::move(timeline));
 }
 
 const Anchor* ResultFile::find_anchor(const std::string& name) const {
@@ -82,6 +139,13 @@ std::string first_line_of(const std::string& command) {
 }  // namespace
 
 std::string git_revision() {
+  // Whoever copied the tree without .git (to a GPU server) knows the
+  // revision; ./lab sets it from git, so it also wins over git here.
+  if (const char* given = std::getenv(kGitRevisionVariable); given != nullptr) {
+    std::istringstream words(given);
+    std::string revision;
+    if (words >> revision) return revision;
+  }
   // The revision of the source tree this binary was built from, asked at run
   // time so a rebuild without reconfiguring still reports the right commit.
 #if defined(CUDALAB_SOURCE_DIR)
@@ -94,7 +158,8 @@ std::string git_revision() {
   }
 #endif
 #if defined(CUDALAB_GIT_REVISION_AT_CONFIGURE)
-  // A copy of the tree without .git (a GPU server): what CMake saw.
+  // A copy of the tree without .git: what CMake saw ($CUDALAB_GIT_REVISION
+  // or git, at configure time).
   if (std::string(CUDALAB_GIT_REVISION_AT_CONFIGURE) != "")
     return CUDALAB_GIT_REVISION_AT_CONFIGURE;
 #endif
@@ -134,7 +199,17 @@ json figure_to_json(const Figure& figure) {
   json j{{"name", figure.name},   {"version", figure.version}, {"shape", figure.shape},
          {"bytes", figure.bytes}, {"time_ms", figure.time_ms}, {"value", figure.value},
          {"unit", figure.unit}};
-  if (figure.fraction_of_copy) j["fraction_of_copy"] = *figure.fraction_of_copy;
+  if (figure.flops) j["flops"] = *figure.flops;
+  if (figure.fraction_of) {
+    j["fraction_of"] = {{"anchor", figure.fraction_of->anchor},
+                        {"value", figure.fraction_of->value}};
+  }
+  if (figure.errors) {
+    json& errors = j["errors"] = json::object();
+    if (figure.errors->max_abs) errors["max_abs"] = *figure.errors->max_abs;
+    if (figure.errors->max_rel) errors["max_rel"] = *figure.errors->max_rel;
+    if (figure.errors->normwise) errors["normwise"] = *figure.errors->normwise;
+  }
   return j;
 }
 
@@ -148,14 +223,33 @@ json anchor_to_json(const Anchor& anchor) {
   return j;
 }
 
+json timeline_to_json(const Timeline& timeline) {
+  json rows = json::array();
+  for (const TimelineRow& row : timeline.rows) {
+    json spans = json::array();
+    for (const Span& span : row.spans) {
+      json s{{"name", span.name}, {"start_ms", span.start_ms}, {"end_ms", span.end_ms}};
+      if (!span.kind.empty()) s["kind"] = span.kind;
+      spans.push_back(std::move(s));
+    }
+    rows.push_back({{"name", row.name}, {"spans", std::move(spans)}});
+  }
+  return {{"name", timeline.name}, {"rows", std::move(rows)}};
+}
+
 }  // namespace
 
 json to_json(const ResultFile& result) {
   json j;
-  j["schema"] = result.schema;
+  j["schema"] = kResultSchema;
   j["tool"] = result.tool;
   j["lab"] = result.lab;
   j["gpu"] = result.gpu ? gpu_to_json(*result.gpu) : json(nullptr);
+  if (result.ranks) j["ranks"] = *result.ranks;
+  if (!result.gpus.empty()) {
+    j["gpus"] = json::array();
+    for (const DeviceFacts& gpu : result.gpus) j["gpus"].push_back(gpu_to_json(gpu));
+  }
   j["host"] = result.host;
   j["date"] = result.date;
   j["git_revision"] = result.git_revision;
@@ -164,11 +258,18 @@ json to_json(const ResultFile& result) {
   for (const Anchor& anchor : result.anchors) j["anchors"].push_back(anchor_to_json(anchor));
   j["figures"] = json::array();
   for (const Figure& figure : result.figures) j["figures"].push_back(figure_to_json(figure));
+  if (!result.timelines.empty()) {
+    j["timelines"] = json::array();
+    for (const Timeline& timeline : result.timelines)
+      j["timelines"].push_back(timeline_to_json(timeline));
+  }
   return j;
 }
 
 void write_result(const std::filesystem::path& path, const ResultFile& result) {
-  const std::string text = to_json(result).dump(2) + "\n";
+  const json j = to_json(result);
+  result_from_json(j, path.string());  // throws what a reader of this file would say
+  const std::string text = j.dump(2) + "\n";
   std::filesystem::path temporary = path;
   temporary += ".partial";
   {
@@ -189,8 +290,10 @@ void write_result(const std::filesystem::path& path, const ResultFile& result) {
 
 namespace {
 
+enum class SchemaVersion { v1, v2 };
+
 // Reads fields out of one JSON object, naming the full path of anything
-// missing or mistyped ("figures[2].time_ms") in the error.
+// missing, mistyped or out of range ("figures[2].time_ms") in the error.
 class FieldReader {
  public:
   FieldReader(const json& object, std::string path, const std::string& source)
@@ -204,13 +307,38 @@ class FieldReader {
     return *it;
   }
 
+  // nullptr when the key is absent or null.
+  const json* optional(const std::string& key) const {
+    const auto it = object_.find(key);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+
   std::string string(const std::string& key) const {
     const json& value = required(key);
     if (!value.is_string()) fail(where(key), "must be a string");
     return value.get<std::string>();
   }
 
-  double number(const std::string& key) const { return number_value(required(key), where(key)); }
+  std::string non_empty_string(const std::string& key) const {
+    std::string value = string(key);
+    if (value.empty()) fail(where(key), "must not be empty");
+    return value;
+  }
+
+  // Finite: JSON has no NaN, but a number too large for a double reads as
+  // infinity, and an in-memory result being written may hold NaN.
+  double number(const std::string& key) const { return finite(required(key), where(key)); }
+
+  double non_negative_number(const std::string& key) const {
+    const double value = number(key);
+    if (value < 0) fail(where(key), "must not be negative");
+    return value;
+  }
+
+  std::optional<double> optional_non_negative_number(const std::string& key) const {
+    if (optional(key) == nullptr) return std::nullopt;
+    return non_negative_number(key);
+  }
 
   template <class Int>
   Int integer(const std::string& key) const {
@@ -222,10 +350,10 @@ class FieldReader {
     return value.get<Int>();
   }
 
-  std::optional<double> optional_number(const std::string& key) const {
-    const auto it = object_.find(key);
-    if (it == object_.end() || it->is_null()) return std::nullopt;
-    return number_value(*it, where(key));
+  template <class Int>
+  std::optional<Int> optional_integer(const std::string& key) const {
+    if (optional(key) == nullptr) return std::nullopt;
+    return integer<Int>(key);
   }
 
   const json& array(const std::string& key) const {
@@ -243,15 +371,22 @@ class FieldReader {
   }
 
  private:
-  double number_value(const json& value, const std::string& field) const {
+  double finite(const json& value, const std::string& field) const {
     if (!value.is_number()) fail(field, "must be a number");
-    return value.get<double>();
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) fail(field, "must be finite");
+    return number;
   }
 
   const json& object_;
   std::string path_;
   const std::string& source_;
 };
+
+// "figures" + 2 -> "figures[2]"
+std::string element(const std::string& array_path, std::size_t index) {
+  return array_path + "[" + std::to_string(index) + "]";
+}
 
 // "9.0" -> 9, 0
 void read_compute_capability(const FieldReader& fields, DeviceFacts& gpu) {
@@ -282,8 +417,8 @@ int read_cuda_version(const FieldReader& fields, const std::string& key) {
   return major * 1000 + minor * 10;
 }
 
-DeviceFacts gpu_from_json(const json& j, const std::string& source) {
-  const FieldReader fields(j, "gpu", source);
+DeviceFacts gpu_from_json(const json& j, const std::string& path, const std::string& source) {
+  const FieldReader fields(j, path, source);
   DeviceFacts gpu;
   gpu.index = fields.integer<int>("index");
   gpu.name = fields.string("name");
@@ -299,33 +434,150 @@ DeviceFacts gpu_from_json(const json& j, const std::string& source) {
   return gpu;
 }
 
-Figure figure_from_json(const json& j, const std::string& path, const std::string& source) {
+Anchor anchor_from_json(const json& j, const std::string& path, const std::string& source) {
+  const FieldReader fields(j, path, source);
+  Anchor anchor;
+  anchor.name = fields.non_empty_string("name");
+  anchor.value = fields.number("value");
+  anchor.unit = fields.string("unit");
+  anchor.source = fields.string("source");
+  anchor.bytes = fields.optional_integer<std::uint64_t>("bytes");
+  anchor.time_ms = fields.optional_non_negative_number("time_ms");
+  return anchor;
+}
+
+// `field` names the fraction in the file: "figures[2].fraction_of.anchor", or
+// for a version 1 file "figures[2].fraction_of_copy".
+void check_fraction_anchor(const FieldReader& fields, const std::string& field,
+                           const Figure& figure, const std::vector<Anchor>& anchors) {
+  const std::string& name = figure.fraction_of->anchor;
+  for (const Anchor& anchor : anchors) {
+    if (anchor.name != name) continue;
+    if (anchor.unit != figure.unit) {
+      fields.fail(field, "is measured against anchor '" + name + "' in " + anchor.unit +
+                             ", but the figure is in " + figure.unit);
+    }
+    return;
+  }
+  fields.fail(field, "names anchor '" + name + "', which is not in 'anchors'");
+}
+
+std::optional<Fraction> fraction_from_json(const FieldReader& fields, const std::string& key,
+                                           const std::string& source) {
+  const json* j = fields.optional(key);
+  if (j == nullptr) return std::nullopt;
+  const FieldReader fraction(*j, fields.where(key), source);
+  return Fraction{.anchor = fraction.non_empty_string("anchor"),
+                  .value = fraction.non_negative_number("value")};
+}
+
+std::optional<ErrorFigures> errors_from_json(const FieldReader& fields, const std::string& source) {
+  const json* j = fields.optional("errors");
+  if (j == nullptr) return std::nullopt;
+  const FieldReader error(*j, fields.where("errors"), source);
+  ErrorFigures errors{.max_abs = error.optional_non_negative_number("max_abs"),
+                      .max_rel = error.optional_non_negative_number("max_rel"),
+                      .normwise = error.optional_non_negative_number("normwise")};
+  if (!errors.max_abs && !errors.max_rel && !errors.normwise) {
+    fields.fail(fields.where("errors"), "must hold at least one of max_abs, max_rel, normwise");
+  }
+  return errors;
+}
+
+Figure figure_from_json(const json& j, const std::string& path, const std::string& source,
+                        SchemaVersion version, const std::vector<Anchor>& anchors) {
   const FieldReader fields(j, path, source);
   Figure figure;
   figure.name = fields.string("name");
   figure.version = fields.string("version");
   for (const json& dim : fields.array("shape")) {
-    if (!dim.is_number_integer()) fields.fail(fields.where("shape"), "must hold integers");
+    if (!dim.is_number_integer() || dim.get<std::int64_t>() < 0) {
+      fields.fail(fields.where("shape"), "must hold non-negative integers");
+    }
     figure.shape.push_back(dim.get<std::int64_t>());
   }
   figure.bytes = fields.integer<std::uint64_t>("bytes");
-  figure.time_ms = fields.number("time_ms");
+  figure.time_ms = fields.non_negative_number("time_ms");
   figure.value = fields.number("value");
   figure.unit = fields.string("unit");
-  figure.fraction_of_copy = fields.optional_number("fraction_of_copy");
+  if (version == SchemaVersion::v1) {
+    // Version 1 knew one anchor: the copy.
+    if (const json* copy = fields.optional("fraction_of_copy"); copy != nullptr) {
+      figure.fraction_of = Fraction{.anchor = kCopyAnchorName,
+                                    .value = fields.non_negative_number("fraction_of_copy")};
+      check_fraction_anchor(fields, fields.where("fraction_of_copy"), figure, anchors);
+    }
+    return figure;
+  }
+  if (figure.unit.empty()) fields.fail(fields.where("unit"), "must not be empty");
+  figure.flops = fields.optional_integer<std::uint64_t>("flops");
+  figure.fraction_of = fraction_from_json(fields, "fraction_of", source);
+  if (figure.fraction_of) {
+    check_fraction_anchor(fields, fields.where("fraction_of.anchor"), figure, anchors);
+  }
+  figure.errors = errors_from_json(fields, source);
   return figure;
 }
 
-Anchor anchor_from_json(const json& j, const std::string& path, const std::string& source) {
+Span span_from_json(const json& j, const std::string& path, const std::string& source) {
   const FieldReader fields(j, path, source);
-  Anchor anchor;
-  anchor.name = fields.string("name");
-  anchor.value = fields.number("value");
-  anchor.unit = fields.string("unit");
-  anchor.source = fields.string("source");
-  if (j.contains("bytes")) anchor.bytes = fields.integer<std::uint64_t>("bytes");
-  anchor.time_ms = fields.optional_number("time_ms");
-  return anchor;
+  Span span;
+  span.name = fields.string("name");
+  span.start_ms = fields.number("start_ms");
+  span.end_ms = fields.number("end_ms");
+  if (span.end_ms < span.start_ms) {
+    fields.fail(fields.where("end_ms"), "is before start_ms (" + std::to_string(span.end_ms) +
+                                            " < " + std::to_string(span.start_ms) + ")");
+  }
+  if (fields.optional("kind") != nullptr) span.kind = fields.string("kind");
+  return span;
+}
+
+Timeline timeline_from_json(const json& j, const std::string& path, const std::string& source) {
+  const FieldReader fields(j, path, source);
+  Timeline timeline;
+  timeline.name = fields.string("name");
+  const json& rows = fields.array("rows");
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const std::string row_path = element(fields.where("rows"), r);
+    const FieldReader row_fields(rows[r], row_path, source);
+    TimelineRow row;
+    row.name = row_fields.string("name");
+    const json& spans = row_fields.array("spans");
+    for (std::size_t s = 0; s < spans.size(); ++s) {
+      row.spans.push_back(span_from_json(spans[s], element(row_path + ".spans", s), source));
+    }
+    timeline.rows.push_back(std::move(row));
+  }
+  return timeline;
+}
+
+SchemaVersion schema_version(const FieldReader& fields, const std::string& source) {
+  const std::string schema = fields.string("schema");
+  if (schema == kResultSchema) return SchemaVersion::v2;
+  if (schema == kResultSchemaV1) return SchemaVersion::v1;
+  const bool ours = schema.rfind("cudalab.result/", 0) == 0;
+  throw ResultFormatError(source + ": " +
+                          (ours ? "schema version '" + schema +
+                                      "' is not supported; this build reads '" + kResultSchema +
+                                      "' and '" + kResultSchemaV1 + "'"
+                                : "not a cudalab result file (schema '" + schema + "')"));
+}
+
+// The fields version 2 added for multi-GPU runs.
+void read_devices(const FieldReader& fields, const std::string& source, ResultFile& result) {
+  if (fields.optional("ranks") != nullptr) {
+    result.ranks = fields.integer<int>("ranks");
+    if (*result.ranks < 1) fields.fail("ranks", "must be at least 1");
+  }
+  if (fields.optional("gpus") == nullptr) return;
+  const json& gpus = fields.array("gpus");
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    result.gpus.push_back(gpu_from_json(gpus[i], element("gpus", i), source));
+  }
+  if (!result.gpus.empty() && !result.gpu) {
+    fields.fail("gpu", "must be the first of 'gpus', not null");
+  }
 }
 
 }  // namespace
@@ -335,20 +587,13 @@ ResultFile result_from_json(const json& j, const std::string& source) {
     throw ResultFormatError(source + ": not a cudalab result file (no \"schema\" field)");
   }
   const FieldReader fields(j, "", source);
+  const SchemaVersion version = schema_version(fields, source);
   ResultFile result;
-  result.schema = fields.string("schema");
-  if (result.schema != kResultSchema) {
-    const bool ours = result.schema.rfind("cudalab.result/", 0) == 0;
-    throw ResultFormatError(source + ": " +
-                            (ours ? "schema version '" + result.schema +
-                                        "' is not supported; this build reads '" + kResultSchema +
-                                        "'"
-                                  : "not a cudalab result file (schema '" + result.schema + "')"));
-  }
   result.tool = fields.string("tool");
   result.lab = fields.string("lab");
   const json& gpu = fields.required("gpu");
-  if (!gpu.is_null()) result.gpu = gpu_from_json(gpu, source);
+  if (!gpu.is_null()) result.gpu = gpu_from_json(gpu, "gpu", source);
+  if (version == SchemaVersion::v2) read_devices(fields, source, result);
   result.host = fields.string("host");
   result.date = fields.string("date");
   result.git_revision = fields.string("git_revision");
@@ -358,13 +603,23 @@ ResultFile result_from_json(const json& j, const std::string& source) {
   }
   const json& anchors = fields.array("anchors");
   for (std::size_t i = 0; i < anchors.size(); ++i) {
-    result.anchors.push_back(
-        anchor_from_json(anchors[i], "anchors[" + std::to_string(i) + "]", source));
+    Anchor anchor = anchor_from_json(anchors[i], element("anchors", i), source);
+    // A fraction_of names its anchor, so the name must say which one.
+    if (result.find_anchor(anchor.name) != nullptr) {
+      fields.fail(element("anchors", i) + ".name", "repeats anchor '" + anchor.name + "'");
+    }
+    result.anchors.push_back(std::move(anchor));
   }
   const json& figures = fields.array("figures");
   for (std::size_t i = 0; i < figures.size(); ++i) {
     result.figures.push_back(
-        figure_from_json(figures[i], "figures[" + std::to_string(i) + "]", source));
+        figure_from_json(figures[i], element("figures", i), source, version, result.anchors));
+  }
+  if (version == SchemaVersion::v2 && fields.optional("timelines") != nullptr) {
+    const json& timelines = fields.array("timelines");
+    for (std::size_t i = 0; i < timelines.size(); ++i) {
+      result.timelines.push_back(timeline_from_json(timelines[i], element("timelines", i), source));
+    }
   }
   return result;
 }
@@ -378,6 +633,9 @@ ResultFile parse_result(const std::string& text, const std::string& source) {
                             (text.empty() ? std::string("the file is empty")
                                           : "truncated or damaged? " + std::string(error.what())) +
                             ")");
+  } catch (const json::out_of_range& error) {
+    // A number no double can hold, e.g. 1e999.
+    throw ResultFormatError(source + ": not valid JSON for a result (" + error.what() + ")");
   }
   return result_from_json(j, source);
 }

@@ -4,16 +4,12 @@
 
 #include "backend.hpp"
 #include "backend_impl.hpp"
-#include "cudalab/device_info.hpp"
+#include "cudalab/harness/gpu_probe.hpp"
 
 namespace lab01::harness {
 
 std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) {
-  const cudalab::on_gpu::GpuAvailability gpus = cudalab::on_gpu::probe_gpus();
-  if (gpus.count == 0) {
-    if (why_not != nullptr) *why_not = gpus.reason;
-    return nullptr;
-  }
+  if (!cudalab::harness::gpu_available(why_not)) return nullptr;
   return std::make_unique<on_gpu::LabBackend>();
 }
 

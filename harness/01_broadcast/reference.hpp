@@ -1,5 +1,5 @@
-// Lab 01's CPU references and test inputs, shared by the autograder and the
-// `./lab run 01` program. Written independently of the lab code: they walk
+// Lab 01's CPU references and test inputs, shared by the autograder (which
+// `./lab run 01` runs too) and the benchmark. Written independently of the lab code: they walk
 // the result's coordinates instead of using strides, so a mistake in the
 // lab's stride logic cannot hide in the reference too.
 #pragma once
@@ -126,28 +126,6 @@ inline Launch2D lecture_grid(std::size_t size, unsigned block,
     launch.grid_y = static_cast<unsigned>((blocks + launch.grid_x - 1) / launch.grid_x);
   }
   return launch;
-}
-
-// "(3, 17)": the row and column of flat index `index` in a matrix of y columns.
-inline std::string matrix_position(std::size_t index, int y) {
-  if (y <= 0) return "[" + std::to_string(index) + "]";
-  return "(" + std::to_string(index / static_cast<std::size_t>(y)) + ", " +
-         std::to_string(index % static_cast<std::size_t>(y)) + ")";
-}
-
-// One line per element not written exactly once, with its writers; "" when
-// every element was written once.
-inline std::string coverage_problems(const CoverageSummary& coverage, int y) {
-  if (coverage.unwritten == 0 && coverage.written_more == 0) return "";
-  std::string text = std::to_string(coverage.unwritten) + " of " +
-                     std::to_string(coverage.elements) + " elements written 0 times, " +
-                     std::to_string(coverage.written_more) + " written 2+ times; first:\n";
-  for (const auto& element : coverage.first_wrong) {
-    text += "  element " + matrix_position(element.index, y) + " written " +
-            std::to_string(element.writes) + " times" +
-            (element.writes == 0 ? std::string() : ": " + element.writers) + "\n";
-  }
-  return text;
 }
 
 }  // namespace lab01::harness

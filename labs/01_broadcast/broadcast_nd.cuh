@@ -8,7 +8,8 @@
 //   [3, 1] + [1, 4]     -> [3, 4]
 //   [2, 1, 5] + [3, 1]  -> [2, 3, 5]
 //   [3, 4] + [5]        -> error: dimension -1 has sizes 4 and 5
-// Edit the places marked TODO(ex4); README.md says what the exercise wants.
+// The exercise is the TODO regions of labs/01_broadcast/, each from its
+// `begin` line to its `end` line; README.md says what it wants.
 //
 // An input is never copied to the result's shape: it is read through strides
 // that are 0 along the dimensions it is broadcast over (what expand() does).
@@ -53,14 +54,14 @@ inline std::int64_t element_count(const Shape& shape) {
 // The shape of a + b, or std::invalid_argument naming both shapes and the
 // first dimension (counted from the right, -1 is the last) that does not match.
 inline Shape broadcast_shapes(const Shape& a, const Shape& b) {
-  // TODO(ex4): the rules at the top of this file. Check the ranks (at most
-  // kMaxRank) and sizes (not negative) too. Message for shapes that do not
-  // broadcast, e.g.:
+  // TODO(ex4) begin, about 23 lines: the rules at the top of this file. Check
+  // the ranks (at most kMaxRank) and sizes (not negative) too. Message for
+  // shapes that do not broadcast, e.g.:
   //   shapes [3, 4] and [5] cannot broadcast: dimension -1 has sizes 4 and 5
   // (shape_to_string writes "[3, 4]").
-  static_cast<void>(a);
-  static_cast<void>(b);
-  throw std::logic_error("exercise 4: broadcast_shapes is not written yet");
+  throw std::logic_error("exercise 4: broadcast_shapes(" + shape_to_string(a) + ", " +
+                         shape_to_string(b) + ") is not written yet");
+  // TODO(ex4) end
 }
 
 // ---- Exercise 4b: strides for reading an input as the result's shape ---------
@@ -70,10 +71,11 @@ inline Shape broadcast_shapes(const Shape& a, const Shape& b) {
 // has size 1 or no dimension at all: moving along such a dimension of the
 // result reads the same input element again.
 inline std::array<int, kMaxRank> broadcast_strides(const Shape& shape) {
-  // TODO(ex4): for shape [3, 1] this is {0, 0, 1, 0}; for [2, 3, 4] it is
-  // {0, 12, 4, 1}.
-  static_cast<void>(shape);
-  return {0, 0, 0, 0};
+  // TODO(ex4) begin, about 8 lines: for shape [3, 1] this is {0, 0, 1, 0}; for
+  // [2, 3, 4] it is {0, 12, 4, 1}.
+  throw std::logic_error("exercise 4: broadcast_strides(" + shape_to_string(shape) +
+                         ") is not written yet");
+  // TODO(ex4) end
 }
 
 // What a thread needs to find its inputs: the result's sizes padded on the
@@ -95,17 +97,18 @@ __host__ __device__ inline __half add_elements(__half a, __half b) {
 // One thread per element of out (a 1-D grid: gridDim.x may reach 2^31 - 1).
 // Thread i splits i into out's coordinates, innermost first, and sums each
 // coordinate times the input's stride to find the elements of a and b it adds.
+// (The parameters are [[maybe_unused]] only so that the empty stub in labs/
+// compiles without warnings.)
 template <class T>
-__global__ void broadcast_add_kernel(global_ptr<T> out, global_ptr<const T> a,
-                                     global_ptr<const T> b, BroadcastIndexing indexing, int size) {
-  // TODO(ex4): out[i] = add_elements(a[...], b[...]) for this thread's i.
-  // (Load an element into a variable of type T before passing it on:
-  // `const T a_value = a[a_offset];`.)
-  static_cast<void>(out);
-  static_cast<void>(a);
-  static_cast<void>(b);
-  static_cast<void>(indexing);
-  static_cast<void>(size);
+__global__ void broadcast_add_kernel([[maybe_unused]] global_ptr<T> out,
+                                     [[maybe_unused]] global_ptr<const T> a,
+                                     [[maybe_unused]] global_ptr<const T> b,
+                                     [[maybe_unused]] BroadcastIndexing indexing,
+                                     [[maybe_unused]] int size) {
+  // TODO(ex4) begin, about 14 lines: out[i] = add_elements(a[...], b[...]) for
+  // this thread's i. (Load an element into a variable of type T before passing
+  // it on: `const T a_value = a[a_offset];`.)
+  // TODO(ex4) end
 }
 
 // out = a + b, where out holds element_count(broadcast_shapes(a_shape,

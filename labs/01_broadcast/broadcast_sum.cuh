@@ -4,7 +4,8 @@
 // and y columns and a vector b of y elements, so a[j][k] += b[k]. The lecture
 // launches one thread per element of a.
 //
-// Edit the places marked TODO(exN); README.md says what each exercise wants.
+// The exercises are the TODO regions of labs/01_broadcast/, each from its
+// `begin` line to its `end` line; README.md says what each one wants.
 #pragma once
 
 #include <cmath>
@@ -15,10 +16,11 @@
 
 #include "cudalab/kernel.hpp"
 
-// The element (i, j) of a row-major matrix with dj columns, as the lecture
-// defines it.
-// TODO(ex1): what does IDX2D(i % x, k, y) expand to? Fix the macro.
+// The element (i, j) of a row-major matrix with dj columns.
+// TODO(ex1) begin, about 1 line: the lecture's macro. What does
+// IDX2D(i % x, k, y) expand to? Fix it.
 #define IDX2D(i, j, dj) (dj * i + j)
+// TODO(ex1) end
 
 namespace lab01 {
 inline namespace CUDALAB_BACKEND {
@@ -43,8 +45,10 @@ inline int matrix_size(int x, int y) {
 // makes it so beyond 65535 blocks); blocks are numbered row by row.
 __global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float> b, int x, int y,
                                      int size) {
-  // TODO(ex1): some elements of a are added twice and others never. Why?
+  // TODO(ex1) begin, about 1 line: some elements of a are added twice and others
+  // never. Why?
   const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockIdx.x + threadIdx.x;
+  // TODO(ex1) end
   if (i >= size) return;
   // The lecture's mapping: thread i takes row i % x, column i / x.
   const int k = i / x % y;
@@ -58,6 +62,12 @@ inline void broadcast_sum_lecture(float* a, const float* b, int x, int y, Launch
 }
 
 // ---- Exercise 2: a launch configuration for any size ------------------------
+//
+// broadcast_sum_launch_shape: the grid and block for `size` threads in blocks
+// of `block_size` threads.
+// TODO(ex2) begin, about 14 lines: correct for every size and every block size
+// in [1, 1024]. Keep the 2-D grid, or write a grid-stride loop in a kernel of
+// your own (and launch it in broadcast_sum below): the tests accept either.
 //
 // The lecture's grid helper, cuda_gridsize, written for its BLOCK of 512
 // threads: a 1-D grid, or a 2-D one once there are more than 65535 blocks.
@@ -74,19 +84,18 @@ inline dim3 cuda_gridsize(int n) {
   return dim3(static_cast<unsigned>(x), static_cast<unsigned>(y), 1);
 }
 
-// The grid and block for `size` threads in blocks of `block_size` threads.
-// TODO(ex2): correct for every size and every block size in [1, 1024]. Keep
-// the 2-D grid, or write a grid-stride loop in your own kernel (then launch
-// that kernel below): the tests accept either.
 inline LaunchShape broadcast_sum_launch_shape(int size, int block_size) {
   return LaunchShape{cuda_gridsize(size), dim3(static_cast<unsigned>(block_size), 1, 1)};
 }
+// TODO(ex2) end
 
 // a += b.expand_as(a) with the exercise 1 kernel, for any x, y and block size.
 inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size) {
   const int size = matrix_size(x, y);
+  // TODO(ex2) begin, about 3 lines: size 0 must not make an invalid launch.
   const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
   cudalab::launch(broadcast_sum_kernel, shape, a, b, x, y, size);
+  // TODO(ex2) end
 }
 
 // ---- Exercise 3: coalesced writes -------------------------------------------
@@ -95,18 +104,21 @@ inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size
 // floats of a (four 32-byte sectors), where the lecture's mapping has them
 // write 32 floats that lie y apart.
 __global__ void broadcast_sum_coalesced_kernel(global_ptr<float> a, global_ptr<const float> b,
-                                               int x, int y, int size) {
-  // TODO(ex3): a copy of the lecture kernel, bugs included. Fix the index as
-  // in exercise 1, then change which element thread i owns.
+                                               [[maybe_unused]] int x, int y, int size) {
+  // TODO(ex3) begin, about 3 lines: a copy of the lecture kernel, bugs included.
+  // Fix the index as in exercise 1, then change which element thread i owns.
   const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockIdx.x + threadIdx.x;
   if (i >= size) return;
   const int k = i / x % y;
   a[IDX2D(i % x, k, y)] += b[k];
+  // TODO(ex3) end
 }
 
 inline void broadcast_sum_coalesced(float* a, const float* b, int x, int y, int block_size) {
   const int size = matrix_size(x, y);
   const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
+  // TODO(ex3) begin, about 1 line: size 0, as in exercise 2.
+  // TODO(ex3) end
   cudalab::launch(broadcast_sum_coalesced_kernel, shape, a, b, x, y, size);
 }
 

@@ -8,6 +8,9 @@
 //   [3, 1] + [1, 4]     -> [3, 4]
 //   [2, 1, 5] + [3, 1]  -> [2, 3, 5]
 //   [3, 4] + [5]        -> error: dimension -1 has sizes 4 and 5
+// The exercise is the TODO regions of labs/01_broadcast/, each from its
+// `begin` line to its `end` line; README.md says what it wants.
+//
 // An input is never copied to the result's shape: it is read through strides
 // that are 0 along the dimensions it is broadcast over (what expand() does).
 #pragma once
@@ -112,9 +115,14 @@ __host__ __device__ inline __half add_elements(__half a, __half b) {
 // One thread per element of out (a 1-D grid: gridDim.x may reach 2^31 - 1).
 // Thread i splits i into out's coordinates, innermost first, and sums each
 // coordinate times the input's stride to find the elements of a and b it adds.
+// (The parameters are [[maybe_unused]] only so that the empty stub in labs/
+// compiles without warnings.)
 template <class T>
-__global__ void broadcast_add_kernel(global_ptr<T> out, global_ptr<const T> a,
-                                     global_ptr<const T> b, BroadcastIndexing indexing, int size) {
+__global__ void broadcast_add_kernel([[maybe_unused]] global_ptr<T> out,
+                                     [[maybe_unused]] global_ptr<const T> a,
+                                     [[maybe_unused]] global_ptr<const T> b,
+                                     [[maybe_unused]] BroadcastIndexing indexing,
+                                     [[maybe_unused]] int size) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= size) return;
   int rest = i;

@@ -3,6 +3,9 @@
 // The job, in PyTorch: a += b.expand_as(a), for a row-major matrix a of x rows
 // and y columns and a vector b of y elements, so a[j][k] += b[k]. The lecture
 // launches one thread per element of a.
+//
+// The exercises are the TODO regions of labs/01_broadcast/, each from its
+// `begin` line to its `end` line; README.md says what each one wants.
 #pragma once
 
 #include <cmath>
@@ -13,8 +16,9 @@
 
 #include "cudalab/kernel.hpp"
 
-// The element (i, j) of a row-major matrix with dj columns. Each argument is
-// parenthesised, so IDX2D(i % x, k, y) means y * (i % x) + k, not (y * i) % x + k.
+// The element (i, j) of a row-major matrix with dj columns.
+// Each argument is parenthesised, so IDX2D(i % x, k, y) means y * (i % x) + k,
+// not (y * i) % x + k.
 #define IDX2D(i, j, dj) ((dj) * (i) + (j))
 
 namespace lab01 {
@@ -37,10 +41,10 @@ inline int matrix_size(int x, int y) {
 // ---- Exercise 1: the global thread index ------------------------------------
 //
 // One thread per element of a. The grid may be 2-D (the lecture's grid helper
-// makes it so beyond 65535 blocks); blocks are numbered row by row, so block
-// (bx, by) is block number bx + by * gridDim.x, and each holds blockDim.x threads.
+// makes it so beyond 65535 blocks); blocks are numbered row by row.
 __global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float> b, int x, int y,
                                      int size) {
+  // Block (bx, by) is block number bx + by * gridDim.x; each holds blockDim.x threads.
   const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;
   if (i >= size) return;
   // The lecture's mapping: thread i takes row i % x, column i / x.
@@ -55,6 +59,9 @@ inline void broadcast_sum_lecture(float* a, const float* b, int x, int y, Launch
 }
 
 // ---- Exercise 2: a launch configuration for any size ------------------------
+//
+// broadcast_sum_launch_shape: the grid and block for `size` threads in blocks
+// of `block_size` threads.
 //
 // The lecture's grid helper (cuda_gridsize), for any block size: enough blocks
 // of block_size threads to cover `size` threads, in a 2-D grid once there are
@@ -86,11 +93,13 @@ inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size
 
 // ---- Exercise 3: coalesced writes -------------------------------------------
 //
-// Same result, but thread i owns element i of a: row i / y, column i % y.
-// The 32 threads of a warp now write 32 neighbouring floats (128 bytes, four
-// 32-byte sectors) instead of 32 floats y apart (32 sectors).
+// The same result, but the 32 threads of a warp must write 32 neighbouring
+// floats of a (four 32-byte sectors), where the lecture's mapping has them
+// write 32 floats that lie y apart.
 __global__ void broadcast_sum_coalesced_kernel(global_ptr<float> a, global_ptr<const float> b,
                                                [[maybe_unused]] int x, int y, int size) {
+  // Thread i owns element i of a: row i / y, column i % y. The 32 threads of a
+  // warp write 32 neighbouring floats (128 bytes, four 32-byte sectors).
   const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;
   if (i >= size) return;
   a[IDX2D(i / y, i % y, y)] += b[i % y];

@@ -8,6 +8,9 @@
 namespace lab01::testing {
 namespace {
 
+const bool titled =
+    cudalab::harness::describe_exercise(1, "the global thread index (lecture kernel, 2-D grid)");
+
 class Ex1Index : public OnBackend {
  protected:
   // Runs the kernel on `launch` and checks the result against the CPU.
@@ -65,7 +68,7 @@ TEST_P(Ex1Index, Ex1_ZeroSizeWritesNothing) {
   expect_correct(4, 0, harness::lecture_grid(0, 128));
 }
 
-LAB01_ON_BOTH_BACKENDS(Ex1Index);
+CUDALAB_ON_BOTH_BACKENDS(Ex1Index);
 
 // Through the emulator's trace: which thread wrote which element, how often.
 class Ex1Coverage : public OnBackend {};
@@ -90,7 +93,7 @@ TEST_P(Ex1Coverage, Ex1_EveryElementWrittenExactlyOnce) {
   }
 }
 
-LAB01_ON_EMULATOR_ONLY(Ex1Coverage);
+CUDALAB_ON_EMULATOR_ONLY(Ex1Coverage);
 
 }  // namespace
 }  // namespace lab01::testing

@@ -8,6 +8,9 @@
 namespace lab01::testing {
 namespace {
 
+const bool titled =
+    cudalab::harness::describe_exercise(2, "a launch configuration for any size and block size");
+
 class Ex2Launch : public OnBackend {
  protected:
   void expect_correct(int x, int y, int block_size, const RunOptions& options = {}) {
@@ -21,6 +24,7 @@ class Ex2Launch : public OnBackend {
     const Observation run = backend().broadcast_sum(a, b, x, y, block_size, options);
     ASSERT_TRUE(ran(run)) << what;
     expect_broadcast_sum_correct(run, a, expected, x, y, what);
+    note_gpu_time(run, what, 4.0 * (2.0 * static_cast<double>(size) + y));
   }
 };
 
@@ -40,7 +44,9 @@ TEST_P(Ex2Launch, Ex2_MoreThan65535Blocks) {
   if (on_emulator()) {
     expect_correct(521, 257, 2);  // 66,949 blocks
   } else {
-    expect_correct(8191, 8209, 32);  // 2,101,247 blocks
+    RunOptions timed;
+    timed.time = true;
+    expect_correct(8191, 8209, 32, timed);  // 2,101,247 blocks
   }
 }
 
@@ -51,7 +57,7 @@ TEST_P(Ex2Launch, Ex2_ZeroSizeLaunchesNothingInvalid) {
   expect_correct(0, 0, 1024);
 }
 
-LAB01_ON_BOTH_BACKENDS(Ex2Launch);
+CUDALAB_ON_BOTH_BACKENDS(Ex2Launch);
 
 // Through the emulator's trace: how often each element was written.
 class Ex2Coverage : public Ex2Launch {};
@@ -64,7 +70,7 @@ TEST_P(Ex2Coverage, Ex2_EveryElementWrittenExactlyOnce) {
   expect_correct(1, 300, 1, options);
 }
 
-LAB01_ON_EMULATOR_ONLY(Ex2Coverage);
+CUDALAB_ON_EMULATOR_ONLY(Ex2Coverage);
 
 }  // namespace
 }  // namespace lab01::testing

@@ -9,6 +9,8 @@
 namespace lab01::testing {
 namespace {
 
+const bool titled = cudalab::harness::describe_exercise(3, "coalesced stores");
+
 class Ex3Coalesced : public OnBackend {
  protected:
   Observation run_and_check(int x, int y, int block_size, const RunOptions& options = {}) {
@@ -22,6 +24,8 @@ class Ex3Coalesced : public OnBackend {
     const Observation run = backend().broadcast_sum_coalesced(a, b, x, y, block_size, options);
     EXPECT_TRUE(ran(run)) << what;
     expect_broadcast_sum_correct(run, a, expected, x, y, what);
+    note_gpu_time(run, what, 4.0 * (2.0 * static_cast<double>(size) + y));
+    note_store_sectors(run, what);
     return run;
   }
 };
@@ -38,11 +42,13 @@ TEST_P(Ex3Coalesced, Ex3_MoreThan65535Blocks) {
   if (on_emulator()) {
     run_and_check(2039, 1031, 32);
   } else {
-    run_and_check(8191, 8209, 256);  // 269 MB, 262,657 blocks
+    RunOptions timed;
+    timed.time = true;
+    run_and_check(8191, 8209, 256, timed);  // 269 MB, 262,657 blocks
   }
 }
 
-LAB01_ON_BOTH_BACKENDS(Ex3Coalesced);
+CUDALAB_ON_BOTH_BACKENDS(Ex3Coalesced);
 
 class Ex3Sectors : public Ex3Coalesced {};
 
@@ -65,7 +71,7 @@ TEST_P(Ex3Sectors, Ex3_StoresTouchAtMostFourSectorsPerWarp) {
   }
 }
 
-LAB01_ON_EMULATOR_ONLY(Ex3Sectors);
+CUDALAB_ON_EMULATOR_ONLY(Ex3Sectors);
 
 }  // namespace
 }  // namespace lab01::testing

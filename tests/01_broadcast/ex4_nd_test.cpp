@@ -10,6 +10,9 @@
 namespace lab01::testing {
 namespace {
 
+const bool titled =
+    cudalab::harness::describe_exercise(4, "broadcasting add, up to 4-D, fp32 and fp16");
+
 using harness::to_string;
 
 std::vector<std::size_t> dims(const Shape& shape) {
@@ -180,7 +183,7 @@ TEST_P(Ex4Broadcast, Ex4_MismatchMessageNamesTheDimension) {
   }
 }
 
-LAB01_ON_BOTH_BACKENDS(Ex4Broadcast);
+CUDALAB_ON_BOTH_BACKENDS(Ex4Broadcast);
 
 class Ex4Coverage : public Ex4Broadcast {};
 
@@ -191,7 +194,7 @@ TEST_P(Ex4Coverage, Ex4_EveryOutputElementWrittenExactlyOnce) {
   expect_fp32_correct({31, 1}, {1, 257}, 1000, options);
 }
 
-LAB01_ON_EMULATOR_ONLY(Ex4Coverage);
+CUDALAB_ON_EMULATOR_ONLY(Ex4Coverage);
 
 }  // namespace
 }  // namespace lab01::testing

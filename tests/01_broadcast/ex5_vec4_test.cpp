@@ -9,6 +9,9 @@
 namespace lab01::testing {
 namespace {
 
+const bool titled =
+    cudalab::harness::describe_exercise(5, "16-byte (float4) accesses, tails and alignment");
+
 class Ex5Vectorized : public OnBackend {
  protected:
   Observation run_and_check(int x, int y, int offset, int block_size,
@@ -24,6 +27,7 @@ class Ex5Vectorized : public OnBackend {
     const Observation run = backend().broadcast_sum_vec4(a, b, x, y, offset, block_size, options);
     EXPECT_TRUE(ran(run)) << what;
     expect_broadcast_sum_correct(run, a, expected, x, y, what);
+    note_gpu_time(run, what, 4.0 * (2.0 * static_cast<double>(size) + y));
     return run;
   }
 };
@@ -47,11 +51,13 @@ TEST_P(Ex5Vectorized, Ex5_LargeShape) {
   if (on_emulator()) {
     run_and_check(1031, 2039, 3, 256);
   } else {
-    run_and_check(8191, 8209, 1, 256);  // 269 MB
+    RunOptions timed;
+    timed.time = true;
+    run_and_check(8191, 8209, 1, 256, timed);  // 269 MB
   }
 }
 
-LAB01_ON_BOTH_BACKENDS(Ex5Vectorized);
+CUDALAB_ON_BOTH_BACKENDS(Ex5Vectorized);
 
 class Ex5Accesses : public Ex5Vectorized {};
 
@@ -84,11 +90,13 @@ TEST_P(Ex5Accesses, Ex5_BodyMoves16BytesPerAccess) {
           << " single-float writes";
       if (HasFailure()) return;
       EXPECT_EQ(widths.other_writes, 0u) << where << ": writes of neither 4 nor 16 bytes";
+      note(where + ": " + std::to_string(widths.vector_writes) + " writes of 16 bytes, " +
+           std::to_string(widths.scalar_writes) + " of 4 bytes, none misaligned");
     }
   }
 }
 
-LAB01_ON_EMULATOR_ONLY(Ex5Accesses);
+CUDALAB_ON_EMULATOR_ONLY(Ex5Accesses);
 
 }  // namespace
 }  // namespace lab01::testing

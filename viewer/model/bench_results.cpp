@@ -15,11 +15,16 @@ std::string problem_of(const Figure& f) {
 
 bool is_pytorch(const std::string& name) { return name.find("pytorch") != std::string::npos; }
 
-// Which anchor a figure is a fraction of: version 1 files know only the copy.
-void fraction_of(const Figure& f, Measurement& m) {
-  if (!f.fraction_of_copy) return;
-  m.fraction = *f.fraction_of_copy;
-  m.fraction_of = kCopyAnchorName;
+Timeline timeline_of(const cudalab::Timeline& from) {
+  Timeline to;
+  to.title = from.name;
+  to.unit = "ms";
+  for (const cudalab::TimelineRow& row : from.rows) {
+    TimelineRow& r = to.rows.emplace_back(TimelineRow{row.name, {}});
+    for (const cudalab::Span& s : row.spans)
+      r.spans.push_back({s.name, s.start_ms, s.end_ms, s.kind});
+  }
+  return to;
 }
 
 }  // namespace
@@ -56,10 +61,15 @@ std::variant<BenchResult, std::string> load_bench_result(const std::string& path
       continue;
     }
     Measurement m{f.version, problem_of(f), f.value, f.unit, f.time_ms, std::nullopt, ""};
-    fraction_of(f, m);
+    if (f.fraction_of) {
+      m.fraction = f.fraction_of->value;
+      m.fraction_of = f.fraction_of->anchor;
+    }
     r.versions.push_back(m);
   }
-  if (r.versions.empty()) return path + ": no kernel figures in the file";
+  for (const cudalab::Timeline& t : file.timelines) r.timelines.push_back(timeline_of(t));
+  if (r.versions.empty() && r.timelines.empty())
+    return path + ": neither kernel figures nor timelines in the file";
   return r;
 }
 

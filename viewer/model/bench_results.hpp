@@ -1,12 +1,15 @@
 // Reads a `./lab bench` result file (docs/results-format.md) into what the
-// bars view draws: each kernel version's figure per problem, in any unit,
-// and the anchors measured in the same run.
+// views draw: each kernel version's figure per problem, in any unit, the
+// anchors measured in the same run (the bars view), and the file's timelines
+// (the timeline view).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "timeline_model.hpp"
 
 namespace cudalab::viewer {
 
@@ -34,13 +37,15 @@ struct BenchResult {
   std::string lab, gpu, driver, date;
   std::vector<Measurement> versions;
   std::vector<AnchorFigure> anchors;
+  std::vector<Timeline> timelines;  // in ms, titled with the file's timeline names
 };
 
 // The problems present, in the order they first appear.
 std::vector<std::string> problems(const BenchResult& result);
 
 // The result, or a message naming the file and the problem (missing,
-// truncated, another schema) that the viewer shows in its window.
+// truncated, an unknown schema, neither figures nor timelines) that the
+// viewer shows in its window.
 std::variant<BenchResult, std::string> load_bench_result(const std::string& path);
 
 }  // namespace cudalab::viewer

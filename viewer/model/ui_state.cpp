@@ -23,9 +23,14 @@ std::vector<Panel> shown_panels(const UiState& state) {
   std::vector<Panel> panels;
   const LabSource* lab = state.lab_source();
   if (lab == nullptr) panels.push_back(Panel::kBars);
-  for (int p = 0; lab != nullptr && p < kPanelCount; ++p)
-    if (static_cast<Panel>(p) != Panel::kHelp && shows(*lab, static_cast<View>(p)))
-      panels.push_back(static_cast<Panel>(p));
+  const bool file_timelines = state.timing.result && !state.timing.result->timelines.empty();
+  for (int p = 0; p < kPanelCount; ++p) {
+    const auto panel = static_cast<Panel>(p);
+    if (panel == Panel::kHelp || (lab == nullptr && panel == Panel::kBars)) continue;
+    if ((lab != nullptr && shows(*lab, static_cast<View>(p))) ||
+        (panel == Panel::kTimeline && file_timelines))
+      panels.push_back(panel);
+  }
   panels.push_back(Panel::kHelp);
   return panels;
 }
@@ -33,6 +38,15 @@ std::vector<Panel> shown_panels(const UiState& state) {
 bool shown(const UiState& state, Panel panel) {
   const auto panels = shown_panels(state);
   return std::find(panels.begin(), panels.end(), panel) != panels.end();
+}
+
+const Timeline* shown_timeline(const UiState& state) {
+  const auto& file = state.timing.result;
+  const std::size_t in_file = file ? file->timelines.size() : 0;
+  const auto choice = state.timeline_view.file_timeline;
+  if (choice && *choice < in_file) return &file->timelines[*choice];
+  if (state.timeline) return &*state.timeline;
+  return in_file > 0 ? &file->timelines.front() : nullptr;
 }
 
 void select_lab(UiState& state, std::size_t index) {
@@ -130,6 +144,8 @@ void load_results(UiState& state, const std::string& path) {
   state.timing.error.clear();
   state.timing.result = std::move(std::get<BenchResult>(loaded));
   state.timing.problem = 0;
+  state.timeline_view.file_timeline.reset();
+  if (!state.timing.result->timelines.empty()) state.timeline_view.file_timeline = 0;
 }
 
 }  // namespace cudalab::viewer

@@ -71,6 +71,12 @@ struct TimingState {
   std::size_t problem = 0;  // index into problems(*result)
 };
 
+// Which timeline the timeline view shows: the last run's, or one of the
+// result file's (loading a file with timelines picks its first).
+struct TimelineState {
+  std::optional<std::size_t> file_timeline;  // unset: the run's
+};
+
 struct TileWalkState {
   std::size_t step = 0;     // clamped to the walk's steps when drawn
   std::size_t program = 0;  // whose tiles stand out
@@ -117,6 +123,7 @@ struct UiState {
   IndexingState indexing;
   CoalescingState coalescing;
   TimingState timing;
+  TimelineState timeline_view;
   TileWalkState tile_walk;
   DrawnLayout layout;
 
@@ -124,9 +131,13 @@ struct UiState {
 };
 
 // The tabs of the selected lab's views, then help; without a lab, the bars
-// (a result file needs no lab) and help.
+// (a result file needs no lab) and help. A result file with timelines adds
+// the timeline.
 std::vector<Panel> shown_panels(const UiState& state);
 bool shown(const UiState& state, Panel panel);
+
+// The timeline the timeline view shows (TimelineState), or nullptr.
+const Timeline* shown_timeline(const UiState& state);
 
 // Makes lab `index` the selected one, with its default request.
 void select_lab(UiState& state, std::size_t index);

@@ -28,7 +28,8 @@ constexpr ViewHelp kViewHelp[] = {
      "first anchor."},
     {Panel::kTimeline,
      "Timeline: one band per row (a stream, a rank, or blocks that ran at once); each box is a "
-     "span from its start to its end, coloured by its kind. Hover a box for its times."},
+     "span from its start to its end, coloured by its kind. Hover a box for its times. It comes "
+     "from the last run, or from the timelines of a result file."},
     {Panel::kErrors,
      "Error vs size: each series' error against the problem size, both axes logarithmic (one "
      "grid line per power of ten). An error of exactly 0 sits on the bottom axis."},

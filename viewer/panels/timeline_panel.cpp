@@ -1,6 +1,7 @@
 // Timeline: one band per row (a stream, a rank, blocks that ran at once),
 // each span a box from its start to its end, coloured by its kind, on a
-// shared time axis fitted to the whole run. Hover a span for its times.
+// shared time axis fitted to the whole run. Hover a span for its times. The
+// timeline comes from the last run or from the loaded result file.
 #include <imgui.h>
 
 #include <algorithm>
@@ -27,6 +28,27 @@ void legend(const Timeline& timeline) {
   ImGui::NewLine();
 }
 
+// Picks the last run's timeline or one of the result file's, when there is a choice.
+void source_picker(UiState& state) {
+  const auto& file = state.timing.result;
+  const std::size_t in_file = file ? file->timelines.size() : 0;
+  if (in_file + (state.timeline ? 1 : 0) < 2) return;
+  const Timeline* shown = shown_timeline(state);
+  auto name = [](const Timeline& t) {
+    return t.title.empty() ? std::string("(untitled)") : t.title;
+  };
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 24);
+  if (ImGui::BeginCombo("timeline", shown ? name(*shown).c_str() : "")) {
+    if (state.timeline && ImGui::Selectable("the last run", shown == &*state.timeline))
+      state.timeline_view.file_timeline.reset();
+    for (std::size_t i = 0; i < in_file; ++i)
+      if (ImGui::Selectable(("result file: " + name(file->timelines[i])).c_str(),
+                            shown == &file->timelines[i]))
+        state.timeline_view.file_timeline = i;
+    ImGui::EndCombo();
+  }
+}
+
 void time_axis(ImDrawList* dl, const Rect& canvas, TimeRange range, const std::string& unit) {
   const float font = ImGui::GetFontSize();
   dl->AddLine(ImVec2(canvas.x0, canvas.y1), ImVec2(canvas.x1, canvas.y1), kAxis);
@@ -35,7 +57,8 @@ void time_axis(ImDrawList* dl, const Rect& canvas, TimeRange range, const std::s
     dl->AddLine(ImVec2(x, canvas.y0), ImVec2(x, canvas.y1), kGridLine);
     char label[32];
     std::snprintf(label, sizeof label, "%g", t);
-    dl->AddText(ImVec2(x + 2, canvas.y1 + 2), kMutedText, label);
+    if (x + 2 + ImGui::CalcTextSize(label).x <= canvas.x1 + font)  // not cut at the edge
+      dl->AddText(ImVec2(x + 2, canvas.y1 + 2), kMutedText, label);
   }
   dl->AddText(ImVec2(canvas.x1 - font * 2, canvas.y1 + font * 1.2f), kMutedText, unit.c_str());
 }
@@ -45,11 +68,13 @@ void time_axis(ImDrawList* dl, const Rect& canvas, TimeRange range, const std::s
 void draw_timeline_panel(UiState& state) {
   state.layout.timeline_rows.clear();
   state.layout.timeline.reset();
-  if (!state.timeline) {
-    ImGui::TextUnformatted("No timeline yet: press Run.");
+  source_picker(state);
+  const Timeline* shown = shown_timeline(state);
+  if (shown == nullptr) {
+    ImGui::TextUnformatted("No timeline yet: press Run, or load a result file that has one.");
     return;
   }
-  const Timeline& timeline = *state.timeline;
+  const Timeline& timeline = *shown;
   if (!timeline.title.empty()) ImGui::TextWrapped("%s", timeline.title.c_str());
   legend(timeline);
 

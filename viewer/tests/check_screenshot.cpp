@@ -7,7 +7,8 @@
 //   timing      one bar per version of the first problem; no chart for a bad file
 //   timeline    one span per block of the samples' matmul, each drawn in its
 //               kind's colour where the model places it (the viewer saves the
-//               timeline it drew: block times differ from run to run)
+//               timeline it drew: block times differ from run to run); with
+//               --results, exactly the file's first timeline
 //   errors      every point of every series in its series' colour where the
 //               log axes place it
 //   tiles       every tile in the colour the model gives it at the step shown
@@ -182,9 +183,24 @@ void check_timing(const Image& image, const DrawnLayout& layout, const std::stri
              std::to_string(chart.bars.size()) + " versions of " + chart.problem);
 }
 
-void check_timeline(const Image& image, const DrawnLayout& layout, const Timeline& model) {
+bool same_spans(const Timeline& a, const Timeline& b) {
+  if (a.rows.size() != b.rows.size()) return false;
+  for (std::size_t r = 0; r < a.rows.size(); ++r) {
+    const auto &x = a.rows[r].spans, &y = b.rows[r].spans;
+    if (x.size() != y.size()) return false;
+    for (std::size_t s = 0; s < x.size(); ++s)
+      if (x[s].name != y[s].name || x[s].start != y[s].start || x[s].end != y[s].end) return false;
+  }
+  return true;
+}
+
+// `model`: a timeline of the same run (same spans, other times), or with
+// `exact` the very timeline the viewer must have drawn (from a result file).
+void check_timeline(const Image& image, const DrawnLayout& layout, const Timeline& model,
+                    bool exact) {
   if (!layout.timeline) throw std::runtime_error("the layout file holds no drawn timeline");
   const Timeline& drawn = *layout.timeline;
+  if (exact) expect(same_spans(drawn, model), "timeline: the spans drawn are the file's");
   std::size_t model_spans = 0, drawn_spans = 0;
   for (const TimelineRow& row : model.rows) model_spans += row.spans.size();
   for (const TimelineRow& row : drawn.rows) drawn_spans += row.spans.size();
@@ -348,6 +364,14 @@ int main(int argc, char** argv) {
                std::to_string(100 * dominant / total) + "%");
 
     if (panel == "timing") check_timing(image, layout, results);
+    if (panel == "timeline" && !results.empty()) {  // the result file's timeline
+      const auto loaded = load_bench_result(results);
+      if (const auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);
+      const BenchResult& file = std::get<BenchResult>(loaded);
+      if (file.timelines.empty()) throw std::runtime_error(results + " holds no timeline");
+      check_timeline(image, layout, file.timelines.front(), true);
+      return failures == 0 ? 0 : 1;
+    }
     if (panel != "indexing" && panel != "coalescing" && panel != "timeline" && panel != "errors" &&
         panel != "tiles")
       return failures == 0 ? 0 : 1;
@@ -358,7 +382,7 @@ int main(int argc, char** argv) {
     if (panel == "coalescing") check_coalescing(image, layout, *source, request);
     if (panel == "timeline" || panel == "errors" || panel == "tiles") {
       const RunOutcome out = run(*source, request);
-      if (panel == "timeline" && out.timeline) check_timeline(image, layout, *out.timeline);
+      if (panel == "timeline" && out.timeline) check_timeline(image, layout, *out.timeline, false);
       if (panel == "errors" && out.errors) check_errors(image, layout, *out.errors);
       if (panel == "tiles" && out.tiles) check_tiles(image, layout, *out.tiles, step, program);
       expect(out.timeline && out.errors && out.tiles, "the samples give all three views");

@@ -279,6 +279,10 @@ class Recording {
   std::vector<LaunchRecord> launches_;
 };
 
+// True while a Recording is alive (code that would open one can leave the
+// caller's in place instead).
+bool recording_alive();
+
 // ---- export -----------------------------------------------------------------------
 
 // Bounds on the JSON export; see docs/emulator.md for the schema.

@@ -1,0 +1,133 @@
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
+
+#include "cudalab/check.hpp"
+#include "cudalab/device_buffer.hpp"
+#include "cudalab/device_info.hpp"
+#include "cudalab/event_timer.hpp"
+#include "cudalab/harness/bench.hpp"
+
+namespace cudalab::harness {
+
+// The copy anchor's size: past any L2, as the largest lab inputs.
+constexpr std::size_t kCopyAnchorBytes = std::size_t{1} << 30;
+
+struct BenchRun::FlushBuffer {
+  explicit FlushBuffer(std::size_t bytes) : buffer(bytes) {}
+  cudalab::DeviceBuffer<unsigned char> buffer;
+};
+
+BenchRun::BenchRun(std::string tool, std::string lab, int argc, const char* const* argv,
+                   int repeats, std::string pytorch_json)
+    : result_(new_result(std::move(tool), std::move(lab), argc, argv)),
+      repeats_(repeats),
+      pytorch_json_(std::move(pytorch_json)) {
+  if (!cudalab::has_gpu()) {
+    throw std::runtime_error("needs an NVIDIA GPU (" + cudalab::no_gpu_reason() +
+                             "); run it on a GPU server and view the result file locally");
+  }
+  result_.gpu = cudalab::query_device();
+  std::cout << result_.tool << " on " << result_.gpu->name << "\n";
+  // The anchor first, so that every bandwidth figure gets its fraction.
+  const cudalab::BandwidthMeasurement copy = cudalab::measure_copy_bandwidth(kCopyAnchorBytes);
+  result_.add_anchor(cudalab::copy_anchor(copy));
+  std::printf("device-to-device copy (1 GiB, read + write): %.0f GB/s\n", copy.gb_per_s());
+  flush_ = std::make_unique<FlushBuffer>(2 * std::max<std::size_t>(result_.gpu->l2_bytes, 1));
+}
+
+BenchRun::~BenchRun() = default;
+
+double BenchRun::median_ms_cold_l2(const std::function<void()>& work) {
+  work();  // warm-up: first-launch costs, page mapping
+  CUDA_CHECK_LAUNCH();
+  cudalab::EventTimer timer;
+  std::vector<double> samples;
+  for (int r = 0; r < repeats_; ++r) {
+    flush_->buffer.fill_bytes(r & 0xff);
+    timer.start();
+    work();
+    timer.stop();
+    CUDA_CHECK_LAUNCH();
+    samples.push_back(timer.elapsed_ms());
+  }
+  return cudalab::median(std::move(samples));
+}
+
+const Figure& BenchRun::add_bandwidth(std::string name, std::string version,
+                                      std::vector<std::int64_t> shape, std::uint64_t bytes,
+                                      double ms) {
+  Figure figure;
+  figure.name = std::move(name);
+  figure.version = std::move(version);
+  figure.shape = std::move(shape);
+  figure.bytes = bytes;
+  figure.time_ms = ms;
+  figure.value = static_cast<double>(bytes) / ms / 1e6;
+  figure.unit = "GB/s";
+  result_.add_figure(figure);
+  return result_.figures.back();
+}
+
+void BenchRun::merge_pytorch(const std::string& name, const std::string& version,
+                             const std::string& anchor_name, const std::string& job) {
+  if (pytorch_json_.empty()) return;
+  std::ifstream file(pytorch_json_);
+  if (!file) throw std::runtime_error("cannot read PyTorch figures from " + pytorch_json_);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  const nlohmann::json* largest = nullptr;
+  for (const auto& figure : json.at("figures")) {
+    add_bandwidth(name, version, figure.at("shape").get<std::vector<std::int64_t>>(),
+                  figure.at("bytes").get<std::uint64_t>(), figure.at("time_ms").get<double>());
+    if (largest == nullptr || figure.at("bytes") > largest->at("bytes")) largest = &figure;
+  }
+  if (largest == nullptr) return;
+  Anchor anchor;
+  anchor.name = anchor_name;
+  anchor.bytes = largest->at("bytes").get<std::uint64_t>();
+  anchor.time_ms = largest->at("time_ms").get<double>();
+  anchor.value = static_cast<double>(*anchor.bytes) / *anchor.time_ms / 1e6;
+  anchor.unit = "GB/s";
+  anchor.source = "torch " + json.value("torch_version", std::string("?")) + ": " + job +
+                  ", the largest shape, median of " + std::to_string(json.value("repeats", 0));
+  result_.add_anchor(anchor);
+}
+
+int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,
+               const std::function<void(BenchRun&)>& body) {
+  CLI::App app{tool + ": lab " + lab + "'s kernels timed on the GPU against anchors"};
+  std::string out_path, pytorch_json;
+  int repeats = 20;
+  app.add_option("--out", out_path, "the result file to write")->required();
+  app.add_option("--pytorch-json", pytorch_json,
+                 "PyTorch's figures from the lab's bench_pytorch.py, merged as anchors");
+  app.add_option("--repeats", repeats, "timed runs per figure (the median is kept)")
+      ->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (!cudalab::has_gpu()) {
+      std::cerr << tool << ": needs an NVIDIA GPU (" << cudalab::no_gpu_reason()
+                << "); run it on a GPU server and view the result file locally\n";
+      return 1;
+    }
+    BenchRun run(tool, lab, argc, argv, repeats, pytorch_json);
+    body(run);
+    cudalab::write_result(out_path, run.result());
+    std::cout << "result written to " << out_path << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << tool << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace cudalab::harness

@@ -1,0 +1,421 @@
+#include "cudalab/harness/exercise_runner.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cudalab/harness/crash_report.hpp"
+#include "cudalab/harness/gpu_probe.hpp"
+#include "cudalab/harness/observation.hpp"
+#include "cudalab/harness/run_log.hpp"
+#include "cudalab/random.hpp"
+
+namespace cudalab::harness {
+namespace {
+
+// Lines of one failure message, and failures per test, that the report shows.
+constexpr std::size_t kLinesPerFailure = 14;
+constexpr std::size_t kFailuresPerTest = 2;
+// Notes shown per passing exercise without --verbose.
+constexpr std::size_t kNotesWhenPassing = 4;
+// The descriptor the child writes its JSON lines to.
+constexpr int kReportFd = 3;
+
+const char* backend_prefix(Where where) { return where == Where::kEmulator ? "Emu" : "Gpu"; }
+
+// ---- the child: one exercise's tests, reported as JSON lines --------------------
+
+class ReportWriter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit ReportWriter(int fd) : fd_(fd) {}
+
+ private:
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    const std::string name = std::string(info.test_suite_name()) + "." + info.name();
+    set_current_test(name.c_str());
+    take_notes();
+    failures_ = nlohmann::json::array();
+    skip_reason_.clear();
+  }
+
+  void OnTestPartResult(const ::testing::TestPartResult& part) override {
+    if (part.skipped()) {
+      skip_reason_ = part.message();
+      return;
+    }
+    if (!part.failed()) return;
+    std::string where;
+    if (part.file_name() != nullptr) {
+      const std::string file = part.file_name();
+      where =
+          file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(part.line_number()) + ": ";
+    }
+    failures_.push_back(where + readable(part.message()));
+  }
+
+  // GoogleTest's wording around an assertion's own message ("Value of: ...
+  // Actual: false (...) Expected: true") and its trace of the seed (printed
+  // once at the top of the report) are noise to a student.
+  static std::string readable(std::string message) {
+    if (const auto trace = message.find("Google Test trace:"); trace != std::string::npos) {
+      message.erase(trace);
+    }
+    const std::string actual = "\n  Actual: false (", expected = ")\nExpected: true";
+    const auto open = message.find(actual);
+    const auto close = message.rfind(expected);
+    if (message.rfind("Value of: ", 0) == 0 && open != std::string::npos &&
+        close != std::string::npos && close > open) {
+      const std::string inner = message.substr(open + actual.size(), close - open - actual.size());
+      message = inner + message.substr(close + expected.size());
+    }
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+      message.pop_back();
+    }
+    return message;
+  }
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const auto* result = info.result();
+    const char* outcome = result->Skipped() ? "skipped" : result->Failed() ? "failed" : "passed";
+    const nlohmann::json line = {{"test", std::string(info.test_suite_name()) + "." + info.name()},
+                                 {"outcome", outcome},
+                                 {"failures", failures_},
+                                 {"skip", skip_reason_},
+                                 {"notes", take_notes()}};
+    const std::string text =
+        line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (write(fd_, text.data(), text.size()) < 0) std::perror("report");
+  }
+
+  int fd_;
+  nlohmann::json failures_ = nlohmann::json::array();
+  std::string skip_reason_;
+};
+
+int run_child(int exercise, Where where, char* program) {
+  const std::string filter =
+      std::string(backend_prefix(where)) + "/*.Ex" + std::to_string(exercise) + "_*";
+  int gtest_argc = 1;
+  char* gtest_argv[] = {program, nullptr};
+  ::testing::InitGoogleTest(&gtest_argc, gtest_argv);
+  GTEST_FLAG_SET(filter, filter.c_str());
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_result_printer());
+  listeners.Append(new ReportWriter(kReportFd));
+  install_crash_reporter(kReportFd);
+  const int status = RUN_ALL_TESTS();
+  // The parent knows from this line that the tests ran to their end.
+  const std::string done = "{\"done\": true}\n";
+  if (write(kReportFd, done.data(), done.size()) < 0) std::perror("report");
+  return status;
+}
+
+// ---- the parent: spawn, collect, print --------------------------------------------
+
+struct TestOutcome {
+  std::string name;  // "Ex2Launch.Ex2_AnyShape", without the backend parts
+  std::string outcome;
+  std::vector<std::string> failures;
+  std::vector<std::string> notes;
+  std::string skip;
+};
+
+struct ExerciseOutcome {
+  int number = 0;
+  std::vector<TestOutcome> tests;
+  std::string crash;      // set when the child died
+  bool finished = false;  // the child ran its tests to the end
+  bool timed_out = false;
+  std::string output;  // what the child printed (stdout and stderr)
+  double seconds = 0;
+
+  std::size_t count(const std::string& outcome) const {
+    std::size_t n = 0;
+    for (const auto& t : tests) n += t.outcome == outcome ? 1 : 0;
+    return n;
+  }
+  bool passed() const {
+    return crash.empty() && !timed_out && count("failed") == 0 && count("passed") > 0;
+  }
+};
+
+// "Emu/Ex2Launch.Ex2_AnyShape/emulator" -> "Ex2Launch.Ex2_AnyShape"
+std::string short_test_name(std::string name) {
+  if (const auto slash = name.find('/'); slash != std::string::npos && slash < name.find('.')) {
+    name.erase(0, slash + 1);
+  }
+  if (const auto slash = name.rfind('/'); slash != std::string::npos && slash > name.find('.')) {
+    name.erase(slash);
+  }
+  return name;
+}
+
+void read_report_lines(const std::string& text, ExerciseOutcome& exercise) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    const auto json = nlohmann::json::parse(line, nullptr, false);
+    if (json.is_discarded()) continue;
+    if (json.contains("done")) {
+      exercise.finished = true;
+      continue;
+    }
+    if (json.contains("crash")) {
+      exercise.crash = json["crash"].get<std::string>();
+      continue;
+    }
+    TestOutcome test;
+    test.name = short_test_name(json.value("test", "?"));
+    test.outcome = json.value("outcome", "failed");
+    test.failures = json.value("failures", std::vector<std::string>{});
+    test.notes = json.value("notes", std::vector<std::string>{});
+    test.skip = json.value("skip", "");
+    exercise.tests.push_back(std::move(test));
+  }
+}
+
+// Runs exercise `number` in a child process running this same program.
+ExerciseOutcome run_in_child(int number, Where where, int timeout_s) {
+  ExerciseOutcome exercise;
+  exercise.number = number;
+  int report_pipe[2], output_pipe[2];
+  if (pipe(report_pipe) != 0 || pipe(output_pipe) != 0) {
+    exercise.crash = std::string("could not start the tests: ") + std::strerror(errno);
+    return exercise;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t child = fork();
+  if (child == 0) {
+    dup2(report_pipe[1], kReportFd);
+    dup2(output_pipe[1], STDOUT_FILENO);
+    dup2(output_pipe[1], STDERR_FILENO);
+    for (int fd : {report_pipe[0], report_pipe[1], output_pipe[0], output_pipe[1]}) {
+      if (fd != kReportFd) close(fd);
+    }
+    const std::string exercise_arg = std::to_string(number);
+    const char* backend = where == Where::kEmulator ? "emu" : "gpu";
+    execl("/proc/self/exe", "lab-exercise", "--child-exercise", exercise_arg.c_str(),
+          "--child-backend", backend, static_cast<char*>(nullptr));
+    std::perror("exec /proc/self/exe");
+    _exit(127);
+  }
+  close(report_pipe[1]);
+  close(output_pipe[1]);
+
+  std::string reports, output;
+  pollfd fds[2] = {{report_pipe[0], POLLIN, 0}, {output_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&reports, &output};
+  int open_fds = 2;
+  const auto deadline = start + std::chrono::seconds(timeout_s);
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      exercise.timed_out = true;
+      kill(child, SIGKILL);
+      break;
+    }
+    if (poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000))) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
+      char buffer[65536];
+      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<std::size_t>(n));
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (const auto& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  exercise.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  exercise.output = std::move(output);
+  read_report_lines(reports, exercise);
+  if (!exercise.timed_out && exercise.crash.empty()) {
+    if (WIFSIGNALED(status)) {
+      exercise.crash = std::string("killed by signal ") + strsignal(WTERMSIG(status));
+    } else if (!exercise.finished) {
+      exercise.crash = "the tests stopped early with exit status " +
+                       std::to_string(WEXITSTATUS(status)) + " (exit() called in lab code?)";
+    }
+  }
+  return exercise;
+}
+
+std::string title_of(int number) {
+  const auto& titles = exercise_titles();
+  const auto found = titles.find(number);
+  return found == titles.end() ? std::string() : found->second;
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+// The one line per exercise that opens the report.
+std::string summary_line(const ExerciseOutcome& e, int timeout_s) {
+  const std::string head = "  exercise " + std::to_string(e.number) + "  ";
+  const std::string title = pad(title_of(e.number), 52);
+  if (e.timed_out) {
+    return head + "TIMEOUT " + title + " stopped after " + std::to_string(timeout_s) +
+           " s: a loop that never ends?";
+  }
+  if (!e.crash.empty()) return head + "CRASH   " + title + " " + e.crash;
+  const std::size_t failed = e.count("failed"), passed = e.count("passed");
+  const std::size_t ran = failed + passed;
+  if (ran == 0) {
+    return head + "SKIP    " + title + " no test ran on this backend" +
+           (e.tests.empty() || e.tests.front().skip.empty() ? "" : ": " + e.tests.front().skip);
+  }
+  if (failed == 0) return head + "pass    " + title + " " + std::to_string(ran) + " tests";
+  return head + "FAIL    " + title + " " + std::to_string(failed) + " of " + std::to_string(ran) +
+         " tests fail";
+}
+
+std::string indented(const std::string& text, const std::string& indent, std::size_t max_lines) {
+  std::istringstream lines(text);
+  std::string line, out;
+  std::size_t count = 0;
+  while (std::getline(lines, line)) {
+    if (count++ == max_lines) {
+      out += indent + "...\n";
+      break;
+    }
+    out += indent + line + "\n";
+  }
+  return out;
+}
+
+std::string last_lines(const std::string& text, std::size_t count) {
+  std::size_t begin = text.size();
+  for (std::size_t n = 0; n <= count && begin > 0;) {
+    if (text[--begin] == '\n') ++n;
+  }
+  return text.substr(begin == 0 ? 0 : begin + 1);
+}
+
+void print_details(const ExerciseOutcome& e, bool verbose) {
+  if (e.passed() && !verbose) {
+    bool any_note = false;
+    for (const auto& t : e.tests) any_note |= !t.notes.empty();
+    if (!any_note) return;
+  }
+  std::cout << "\n== exercise " << e.number << ": " << title_of(e.number) << "\n";
+  if (e.timed_out || !e.crash.empty()) {
+    std::cout << (e.timed_out ? "  timed out" : "  crashed: " + e.crash) << "\n";
+    if (!e.output.empty()) {
+      std::cout << "  last output:\n" << indented(last_lines(e.output, 12), "    ", 12);
+    }
+  }
+  std::size_t notes_shown = 0, notes_hidden = 0;
+  for (const auto& t : e.tests) {
+    if (t.outcome == "failed") {
+      std::cout << "  FAIL  " << t.name << "\n";
+      for (std::size_t f = 0; f < std::min(t.failures.size(), kFailuresPerTest); ++f) {
+        std::cout << indented(t.failures[f], "        ", kLinesPerFailure);
+      }
+      if (t.failures.size() > kFailuresPerTest) {
+        std::cout << "        (" << t.failures.size() - kFailuresPerTest << " more failures)\n";
+      }
+    } else if (verbose) {
+      std::cout << "  " << (t.outcome == "passed" ? "ok  " : "skip") << "  " << t.name << "\n";
+    }
+    for (const auto& n : t.notes) {
+      if (e.passed() && !verbose && notes_shown == kNotesWhenPassing) {
+        ++notes_hidden;
+        continue;
+      }
+      ++notes_shown;
+      std::cout << indented(n, "  note  ", kLinesPerFailure);
+    }
+  }
+  if (notes_hidden > 0) std::cout << "  (" << notes_hidden << " more notes: --verbose)\n";
+}
+
+int run_parent(int argc, char** argv, const LabInfo& lab) {
+  CLI::App app{"lab" + lab.number + ": run each exercise of lab " + lab.number +
+               " and say what is right and what is wrong"};
+  bool emu = false, gpu = false, verbose = false;
+  int only = 0;
+  int timeout_s = 300;
+  auto* on_emu =
+      app.add_flag("--emu", emu, "run on the CPU emulator (default: the GPU when there is one)");
+  app.add_flag("--gpu", gpu, "run on the GPU")->excludes(on_emu);
+  app.add_option("--exercise", only, "run exercise K only")->check(CLI::Range(1, lab.exercises));
+  app.add_flag("-v,--verbose", verbose, "list every test, passed or not");
+  app.add_option("--timeout", timeout_s, "seconds one exercise may run")
+      ->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  std::string why_no_gpu;
+  const bool have_gpu = !emu && gpu_available(&why_no_gpu);
+  if (gpu && !have_gpu) {
+    std::cerr << "lab" << lab.number << ": --gpu: " << why_no_gpu << "\n";
+    return 2;
+  }
+  const Where where = have_gpu ? Where::kGpu : Where::kEmulator;
+  // One seed for every exercise, printed so that a run can be repeated.
+  const std::uint64_t seed = cudalab::fresh_seed();
+  setenv("CUDALAB_SEED", std::to_string(seed).c_str(), 1);
+
+  const std::string code = lab.code_from + "/" + lab.number + "_" + lab.name +
+                           (lab.code_from == "labs" ? " (your code)" : " (the reference solution)");
+  std::cout << "lab " << lab.number << " " << lab.name << ": " << code << " on the "
+            << (where == Where::kGpu ? "GPU" : "CPU emulator") << ", random seed " << seed
+            << " (CUDALAB_SEED=" << seed << " repeats it)\n\n";
+
+  std::vector<ExerciseOutcome> outcomes;
+  for (int number = 1; number <= lab.exercises; ++number) {
+    if (only != 0 && only != number) continue;
+    outcomes.push_back(run_in_child(number, where, timeout_s));
+    std::cout << summary_line(outcomes.back(), timeout_s) << "\n" << std::flush;
+  }
+  std::size_t passed = 0;
+  for (const auto& e : outcomes) passed += e.passed() ? 1 : 0;
+  std::cout << "\n" << passed << " of " << outcomes.size() << " exercises pass.";
+  if (passed != outcomes.size()) {
+    std::cout << " What went wrong follows; ./lab run " << lab.number
+              << " --exercise K runs one exercise.";
+  }
+  std::cout << "\n";
+  for (const auto& e : outcomes) print_details(e, verbose);
+  return passed == outcomes.size() ? 0 : 1;
+}
+
+}  // namespace
+
+int run_exercises(int argc, char** argv, const LabInfo& lab) {
+  if (argc == 5 && std::string(argv[1]) == "--child-exercise") {
+    const Where where = std::string(argv[4]) == "gpu" ? Where::kGpu : Where::kEmulator;
+    return run_child(std::atoi(argv[2]), where, argv[0]);
+  }
+  return run_parent(argc, argv, lab);
+}
+
+}  // namespace cudalab::harness

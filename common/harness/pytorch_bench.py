@@ -1,0 +1,62 @@
+"""PyTorch's time for a lab's job, measured the way cudalab::harness::BenchRun
+measures the lab's kernels: a warm-up, then the median of --repeats runs timed
+with torch.cuda.Event, the L2 flushed before each. A lab's bench_pytorch.py
+describes its cases and calls main(); `./lab bench NN` runs it and hands the
+JSON to the lab's bench program (--pytorch-json):
+
+  {"tool": "bench_pytorch.py", "torch_version": "...", "device": "...", "repeats": 20,
+   "figures": [{"shape": [...], "bytes": ..., "time_ms": ...}, ...]}
+"""
+import argparse
+import json
+import statistics
+import sys
+
+
+def median_ms(torch, work, flush, repeats):
+    for _ in range(3):  # warm-up
+        work()
+    times = []
+    for r in range(repeats):
+        flush.fill_(r & 0xFF)
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        work()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def main(description, cases):
+    """cases(torch, device) yields (shape, bytes, work): work() runs the job once."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", help="write the JSON here instead of stdout")
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args()
+
+    try:
+        import torch
+    except ImportError:
+        sys.exit("bench_pytorch.py: PyTorch is not installed")
+    if not torch.cuda.is_available():
+        sys.exit("bench_pytorch.py: PyTorch sees no CUDA device")
+
+    device = torch.device("cuda")
+    l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20)
+    flush = torch.empty(2 * l2_bytes, dtype=torch.uint8, device=device)
+    figures = []
+    for shape, bytes_moved, work in cases(torch, device):
+        figures.append({"shape": list(shape), "bytes": bytes_moved,
+                        "time_ms": median_ms(torch, work, flush, args.repeats)})
+
+    result = {"tool": "bench_pytorch.py", "torch_version": torch.__version__,
+              "device": torch.cuda.get_device_name(device), "repeats": args.repeats,
+              "figures": figures}
+    text = json.dumps(result, indent=2)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    else:
+        print(text)

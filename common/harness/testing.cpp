@@ -1,0 +1,61 @@
+#include "cudalab/harness/testing.hpp"
+
+namespace cudalab::harness {
+
+::testing::AssertionResult ran(const Observation& observation) {
+  if (!observation.failed()) return ::testing::AssertionSuccess();
+  auto failure = ::testing::AssertionFailure()
+                 << "the lab code failed with " << observation.error_type << ": "
+                 << observation.error;
+  for (const auto& report : observation.reports) failure << "\n" << report;
+  return failure;
+}
+
+::testing::AssertionResult nothing_written_outside(const Observation& observation,
+                                                   const std::string& what) {
+  if (observation.guard_elements_changed == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << ": " << observation.guard_elements_changed
+         << " elements just outside the output changed: some thread writes out of bounds";
+}
+
+std::string position_text(std::size_t index, const std::vector<std::size_t>& shape) {
+  std::size_t count = 1;
+  for (std::size_t size : shape) count *= size;
+  if (shape.empty() || count == 0 || index >= count) return "[" + std::to_string(index) + "]";
+  std::vector<std::size_t> coordinate(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    coordinate[d] = index % shape[d];
+    index /= shape[d];
+  }
+  std::string text = "(";
+  for (std::size_t d = 0; d < coordinate.size(); ++d) {
+    text += (d == 0 ? "" : ", ") + std::to_string(coordinate[d]);
+  }
+  return text + ")";
+}
+
+std::string coverage_problems(const CoverageSummary& coverage,
+                              const std::vector<std::size_t>& shape) {
+  if (coverage.unwritten == 0 && coverage.written_more == 0) return "";
+  std::string text = std::to_string(coverage.unwritten) + " of " +
+                     std::to_string(coverage.elements) + " elements written 0 times, " +
+                     std::to_string(coverage.written_more) + " written 2+ times; first:\n";
+  for (const auto& element : coverage.first_wrong) {
+    text += "  element " + position_text(element.index, shape) + " written " +
+            std::to_string(element.writes) + " times" +
+            (element.writes == 0 ? std::string() : ": " + element.writers) + "\n";
+  }
+  return text;
+}
+
+::testing::AssertionResult written_exactly_once(const CoverageSummary& coverage,
+                                                const std::vector<std::size_t>& shape,
+                                                const std::string& what) {
+  const std::string problems = coverage_problems(coverage, shape);
+  if (problems.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << ": every element must be written by exactly one thread, but " << problems;
+}
+
+}  // namespace cudalab::harness

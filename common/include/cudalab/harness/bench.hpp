@@ -1,0 +1,65 @@
+// The benchmark loop every lab's `./lab bench NN` shares (GPU only): a
+// result file for this run with the GPU's facts, the copy-bandwidth anchor
+// measured first in the same run, kernel timing as the median of repeats
+// with the L2 flushed before each, PyTorch's figures for the same job merged
+// as anchors, and the command line every bench program takes.
+//
+//   int main(int argc, char** argv) {
+//     return cudalab::harness::bench_main(argc, argv, "lab01_bench", "01_broadcast",
+//                                         [](cudalab::harness::BenchRun& run) { ... });
+//   }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cudalab/results.hpp"
+
+namespace cudalab::harness {
+
+class BenchRun {
+ public:
+  // Needs a GPU (std::runtime_error naming the reason otherwise); measures
+  // the copy anchor (1 GiB device to device) before anything else.
+  BenchRun(std::string tool, std::string lab, int argc, const char* const* argv, int repeats,
+           std::string pytorch_json = "");
+  ~BenchRun();
+  BenchRun(const BenchRun&) = delete;
+  BenchRun& operator=(const BenchRun&) = delete;
+
+  ResultFile& result() { return result_; }
+  int repeats() const { return repeats_; }
+
+  // Median milliseconds of repeats() runs of `work`, each after the L2 was
+  // flushed (a buffer twice its size written), after one warm-up run.
+  double median_ms_cold_l2(const std::function<void()>& work);
+
+  // Adds a bandwidth figure (GB/s from bytes and the time) and returns it
+  // as added, with its fraction of the copy anchor.
+  const Figure& add_bandwidth(std::string name, std::string version,
+                              std::vector<std::int64_t> shape, std::uint64_t bytes, double ms);
+
+  // Merges the figures the lab's bench_pytorch.py wrote (--pytorch-json:
+  // figures of shape, bytes, time_ms; torch_version; repeats) as version
+  // `version` of figure `name`, and the largest one as anchor `anchor`
+  // described by `job`. Does nothing when the run has no PyTorch figures.
+  void merge_pytorch(const std::string& name, const std::string& version, const std::string& anchor,
+                     const std::string& job);
+
+ private:
+  struct FlushBuffer;
+  ResultFile result_;
+  int repeats_;
+  std::string pytorch_json_;
+  std::unique_ptr<FlushBuffer> flush_;
+};
+
+// main() of a lab's bench program: --out FILE (required), --pytorch-json
+// FILE, --repeats N; runs `body` and writes the result file. Returns the exit
+// status (1 without a GPU, 2 for bad arguments or a failure).
+int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,
+               const std::function<void(BenchRun&)>& body);
+
+}  // namespace cudalab::harness

@@ -1,0 +1,12 @@
+// Whether this machine has a GPU the labs can use, for programs built by the
+// host compiler (the probe itself is compiled by nvcc).
+#pragma once
+
+#include <string>
+
+namespace cudalab::harness {
+
+// True when a GPU is usable; otherwise false with the reason in `why_not`.
+bool gpu_available(std::string* why_not = nullptr);
+
+}  // namespace cudalab::harness

@@ -1,0 +1,131 @@
+// What every lab's autograder shares: one test body run on both backends
+// (instantiated as Emu/... and Gpu/..., the GPU instance skipped with the
+// reason where there is no GPU), fresh random inputs with the seed in every
+// failure, the checks every kernel must pass, and notes for `./lab run`.
+//
+//   using OnBackend = cudalab::harness::OnBackend<harness::Backend,
+//       harness::make_emulator_backend, harness::make_gpu_backend>;
+//   class Ex2Launch : public OnBackend {};
+//   TEST_P(Ex2Launch, Ex2_AnyShape) { ... backend().broadcast_sum(...) ... }
+//   CUDALAB_ON_BOTH_BACKENDS(Ex2Launch);
+//
+// A test fails when any emulator call it made raised a sanitizer report
+// (race, out-of-bounds or uninitialised read, ...), even if the values came
+// out right; a test that plants such a bug on purpose says expect_reports().
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cudalab/compare.hpp"
+#include "cudalab/harness/observation.hpp"
+#include "cudalab/harness/run_log.hpp"
+#include "cudalab/random.hpp"
+
+namespace cudalab::harness {
+
+inline void PrintTo(Where where, std::ostream* os) {
+  *os << (where == Where::kEmulator ? "emulator" : "gpu");
+}
+
+inline std::string backend_param_name(const ::testing::TestParamInfo<Where>& info) {
+  return info.param == Where::kEmulator ? "emulator" : "gpu";
+}
+
+// Base of every lab suite: GetParam() picks the backend, made once per
+// test program by the lab's two factories.
+template <class Backend, std::unique_ptr<Backend> (*MakeEmulator)(),
+          std::unique_ptr<Backend> (*MakeGpu)(std::string* why_not)>
+class OnBackend : public ::testing::TestWithParam<Where> {
+ protected:
+  void SetUp() override {
+    take_emulator_reports();  // reports of earlier tests are theirs
+    if (GetParam() == Where::kEmulator) {
+      static const std::unique_ptr<Backend> emulator = MakeEmulator();
+      backend_ = emulator.get();
+      return;
+    }
+    static std::string why_not;
+    static const std::unique_ptr<Backend> gpu = MakeGpu(&why_not);
+    backend_ = gpu.get();
+    if (backend_ == nullptr) {
+      GTEST_SKIP() << "no usable GPU (" << why_not << "); this test runs on the GPU only";
+    }
+  }
+
+  void TearDown() override {
+    const std::vector<std::string> reports = take_emulator_reports();
+    if (reports.empty() || expect_reports_) return;
+    std::string text;
+    for (const auto& report : reports) text += "\n" + report;
+    ADD_FAILURE() << "the emulator reported " << reports.size()
+                  << " problem(s) in your kernels although the values may be right; a GPU "
+                     "can give wrong results on another run. First:"
+                  << text;
+  }
+
+  Backend& backend() { return *backend_; }
+  bool on_emulator() const { return GetParam() == Where::kEmulator; }
+  // For tests that plant a bug on purpose: emulator reports do not fail them.
+  void expect_reports() { expect_reports_ = true; }
+
+  // Fresh inputs every run; the seed goes into every failure message.
+  cudalab::Random rng_ = cudalab::Random::fresh();
+  ::testing::ScopedTrace seed_trace_{__FILE__, __LINE__, rng_.seed_note()};
+
+ private:
+  Backend* backend_ = nullptr;
+  bool expect_reports_ = false;
+};
+
+// Test names carry Emu/Gpu (the ctest labels) and, by convention, Ex<k>_.
+#define CUDALAB_ON_BOTH_BACKENDS(Suite)                                                         \
+  INSTANTIATE_TEST_SUITE_P(Emu, Suite, ::testing::Values(::cudalab::harness::Where::kEmulator), \
+                           ::cudalab::harness::backend_param_name);                             \
+  INSTANTIATE_TEST_SUITE_P(Gpu, Suite, ::testing::Values(::cudalab::harness::Where::kGpu),      \
+                           ::cudalab::harness::backend_param_name)
+#define CUDALAB_ON_EMULATOR_ONLY(Suite)                                                         \
+  INSTANTIATE_TEST_SUITE_P(Emu, Suite, ::testing::Values(::cudalab::harness::Where::kEmulator), \
+                           ::cudalab::harness::backend_param_name)
+
+// The call itself must not have failed: no exception from the lab code.
+::testing::AssertionResult ran(const Observation& observation);
+
+// Element by element against the reference, within `tolerance` (exact by
+// default); a NaN anywhere fails. `shape` gives positions as (row, column).
+// `what` names the call, e.g. "broadcast_sum on (3, 17)".
+template <class T>
+::testing::AssertionResult matches(const std::vector<T>& actual, const std::vector<T>& expected,
+                                   const std::vector<std::size_t>& shape, const std::string& what,
+                                   cudalab::Tolerance tolerance = {}) {
+  cudalab::CompareOptions options;
+  options.shape = shape;
+  options.max_reported = 5;
+  const auto comparison = cudalab::compare(actual, expected, tolerance, options);
+  if (comparison.ok) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": wrong result\n" << comparison.to_string();
+}
+
+// Elements outside the output (guards around it) must keep their bits.
+::testing::AssertionResult nothing_written_outside(const Observation& observation,
+                                                   const std::string& what);
+
+// Every element of the output written by exactly one thread (emulator
+// trace). `shape` gives positions as (row, column); empty for flat indices.
+::testing::AssertionResult written_exactly_once(const CoverageSummary& coverage,
+                                                const std::vector<std::size_t>& shape,
+                                                const std::string& what);
+
+// One line per element not written exactly once, with its writers; "" when
+// every element was written once.
+std::string coverage_problems(const CoverageSummary& coverage,
+                              const std::vector<std::size_t>& shape);
+
+// "(3, 17)" for flat index 68 of a (5, 17) matrix; "[68]" without a shape.
+std::string position_text(std::size_t index, const std::vector<std::size_t>& shape);
+
+}  // namespace cudalab::harness
