@@ -87,10 +87,13 @@ std::optional<std::string> apply(const Options& o, UiState& state) {
   if (!o.panel.empty()) {
     const auto panel = panel_from_name(o.panel);
     if (!panel) return "--panel must be one of " + panel_names() + ", not '" + o.panel + "'";
-    if (!shown(state, *panel))
-      return "--panel " + o.panel + ": not shown here (lab " +
-             (state.lab_source() ? state.lab_source()->title() : "(none)") +
-             "; a timeline needs a lab that has one or a result file that has one)";
+    if (!shown(state, *panel)) {
+      std::string tabs;
+      for (Panel p : shown_panels(state))
+        tabs += (tabs.empty() ? "" : ", ") + std::string(kPanelNames[static_cast<int>(p)]);
+      return "--panel " + o.panel + ": not shown here, only " + tabs +
+             " (the lab picks its views; a result file with timelines adds the timeline)";
+    }
     state.panel = *panel;
   }
   state.tile_walk = {o.step, o.program};

@@ -68,14 +68,15 @@ bool parameters(UiState& state, const LabSource& lab) {
   section("problem");
   for (std::size_t i = 0; i < all.size() && i < r.values.size(); ++i)
     changed |= input_parameter(all[i], r.values[i]);
-  for (const Preset& p : lab.presets()) {
+  const auto presets = lab.presets();
+  for (const Preset& p : presets) {
     if (ImGui::SmallButton(p.label.c_str()) && p.values.size() == r.values.size()) {
       r.values = p.values;
       changed = true;
     }
     ImGui::SameLine();
   }
-  ImGui::NewLine();
+  if (!presets.empty()) ImGui::NewLine();
   return changed;
 }
 
