@@ -28,6 +28,10 @@
 
 # cudalab_discover_tests(<target> [FILTER <gtest pattern>] LABELS <label>...)
 #
+# Each test may run CUDALAB_TEST_TIMEOUT seconds: a student's endless loop
+# costs two minutes, not ctest's default 25 (tools/grade.py reports it).
+set(CUDALAB_TEST_TIMEOUT 120 CACHE STRING "Seconds one lab or library test may run")
+#
 # gtest_discover_tests, run when ctest starts, with several labels and with
 # tests that call GTEST_SKIP() reported as skipped. The properties are set by
 # a script ctest runs after discovery: gtest_discover_tests flattens a list
@@ -44,6 +48,7 @@ function(cudalab_discover_tests target)
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${list}_properties.cmake")
   file(WRITE "${script}"
     "set_tests_properties(\${${list}} PROPERTIES LABELS \"${ARG_LABELS}\"\n"
+    "  TIMEOUT ${CUDALAB_TEST_TIMEOUT}\n"
     "  SKIP_REGULAR_EXPRESSION \"\\\\[  SKIPPED \\\\]\")\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
 endfunction()

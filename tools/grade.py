@@ -18,6 +18,11 @@ import xml.etree.ElementTree as ET
 
 POINTS_PER_EXERCISE = 10
 EXERCISE = re.compile(r"\bEx(\d+)_")
+# The line cudalab's test programs print when student code crashes them.
+CRASH = re.compile(r"\*\*\* crashed: (.*)")
+# CUDALAB_TEST_TIMEOUT: ctest's JUnit report does not say "timed out", only
+# that the test failed after this long.
+TIMEOUT_S = 120
 
 
 def read_junit(path):
@@ -35,14 +40,27 @@ def read_junit(path):
             outcome = "failed"
         else:
             outcome = "passed"
-        yield case.get("name", "?"), outcome, output
+        yield case.get("name", "?"), outcome, output, float(case.get("time", "0") or 0)
 
 
-def grade_lab(lab, path):
+def why_failed(output, seconds, timeout_s):
+    """A crash or a time-out in words; the test's own output otherwise."""
+    crash = CRASH.search(output)
+    if crash:
+        return f"crashed: {crash.group(1)}\n\n{output.strip()[-1500:]}"
+    if seconds >= timeout_s - 1:
+        return (f"timed out after {timeout_s:.0f} s: a loop that never ends, or a kernel "
+                f"waiting at a barrier some threads never reach?\n\n{output.strip()[-1500:]}")
+    return output.strip()[-2000:]
+
+
+def grade_lab(lab, path, timeout_s):
     exercises = {}
-    for name, outcome, output in read_junit(path):
+    for name, outcome, output, seconds in read_junit(path):
         match = EXERCISE.search(name)
         key = int(match.group(1)) if match else 0
+        if outcome == "failed":
+            output = why_failed(output, seconds, timeout_s)
         exercises.setdefault(key, []).append((name, outcome, output))
     rows = []
     for number in sorted(exercises):
@@ -50,8 +68,7 @@ def grade_lab(lab, path):
         ran = [c for c in cases if c[1] != "skipped"]
         passed = [c for c in ran if c[1] == "passed"]
         score = POINTS_PER_EXERCISE if ran and len(passed) == len(ran) else 0.0
-        failures = [f"FAILED {name}\n{output.strip()[-2000:]}" for name, o, output in ran
-                    if o == "failed"]
+        failures = [f"FAILED {name}\n{output}" for name, o, output in ran if o == "failed"]
         skipped = len(cases) - len(ran)
         note = f"{len(passed)}/{len(ran)} tests passed" + (f", {skipped} skipped" if skipped else "")
         title = f"lab {lab} exercise {number}" if number else f"lab {lab} other tests"
@@ -64,12 +81,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("reports", nargs="+", metavar="LAB=JUNIT.xml")
     parser.add_argument("--out", default="results.json")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT_S,
+                        help="the tests' time limit in seconds (CUDALAB_TEST_TIMEOUT)")
     args = parser.parse_args()
 
     tests = []
     for item in args.reports:
         lab, _, path = item.partition("=")
-        tests += grade_lab(lab, path)
+        tests += grade_lab(lab, path, args.timeout)
     if not tests:
         sys.exit("grade: no tests were found in the reports")
 

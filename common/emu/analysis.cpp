@@ -110,13 +110,23 @@ void add(BankStats& stats, const RequestShape& r) {
   ++stats.ways_histogram[r.ways];
 }
 
+// What a request is: a load, a store or an atomic (ncu counts the three
+// apart), of global or shared memory.
+enum RequestKind : std::uint8_t { kWriteBit = 1, kSharedBit = 2, kAtomicBit = 4, kKinds = 8 };
+
+std::uint8_t request_kind(const AccessRecord& r) {
+  return static_cast<std::uint8_t>((r.is_write() ? kWriteBit : 0) |
+                                   (r.is_shared() ? kSharedBit : 0) |
+                                   (r.is_atomic() ? kAtomicBit : 0));
+}
+
 // Groups accesses (already given launch site ids) into requests and calls
 // `visit(first, last, lanes, n)` per request, in (warp, site, occurrence) order.
 struct Keyed {
   std::uint32_t site;
   std::uint32_t occurrence;
   std::uint16_t warp;
-  std::uint8_t kind;  // bit 0 write, bit 1 shared
+  std::uint8_t kind;  // RequestKind bits
   std::uint32_t index;
 };
 
@@ -135,9 +145,9 @@ void for_each_request(std::vector<Keyed>& keyed, const std::uint64_t* addresses,
     sites = std::max<std::uint32_t>(sites, k.site + 1u);
   }
   auto bucket_of = [&](const Keyed& k) {
-    return (static_cast<std::size_t>(k.warp) * sites + k.site) * 4 + k.kind;
+    return (static_cast<std::size_t>(k.warp) * sites + k.site) * kKinds + k.kind;
   };
-  const std::size_t buckets = static_cast<std::size_t>(warps) * sites * 4;
+  const std::size_t buckets = static_cast<std::size_t>(warps) * sites * kKinds;
   starts.assign(buckets + 1, 0);
   for (const Keyed& k : keyed) ++starts[bucket_of(k) + 1];
   for (std::size_t b = 0; b < buckets; ++b) starts[b + 1] += starts[b];
@@ -227,9 +237,7 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
   std::uint32_t site_count = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const AccessRecord& r = records[i];
-    const std::uint8_t kind =
-        static_cast<std::uint8_t>((r.is_write() ? 1 : 0) | (r.is_shared() ? 2 : 0));
-    keyed[i] = Keyed{r.site, 0, static_cast<std::uint16_t>(r.warp()), kind, i};
+    keyed[i] = Keyed{r.site, 0, static_cast<std::uint16_t>(r.warp()), request_kind(r), i};
     threads[i] = r.thread;
     addresses[i] = r.address;
     bytes[i] = r.bytes;
@@ -238,30 +246,35 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
   number_occurrences(keyed, threads, threads_per_block);
 
   stats.assign(site_count, SiteStats{});
-  for_each_request(keyed, addresses.data(), bytes.data(),
-                   [&](const Keyed* first, const Keyed*, Lane* lanes, std::size_t count) {
-                     const bool write = first->kind & 1, shared = first->kind & 2;
-                     RequestShape s = shape_of(lanes, count, shared);
-                     SiteStats& site = stats[first->site];
-                     if (shared) {
-                       add(write ? site.shared_stores : site.shared_loads, s);
-                     } else {
-                       add(write ? site.stores : site.loads, s);
-                     }
-                   });
+  for_each_request(
+      keyed, addresses.data(), bytes.data(),
+      [&](const Keyed* first, const Keyed*, Lane* lanes, std::size_t count) {
+        const bool write = first->kind & kWriteBit;
+        const bool shared = first->kind & kSharedBit;
+        const bool atomic = first->kind & kAtomicBit;
+        RequestShape s = shape_of(lanes, count, shared);
+        SiteStats& site = stats[first->site];
+        if (shared) {
+          add(atomic ? site.shared_atomics : write ? site.shared_stores : site.shared_loads, s);
+        } else {
+          add(atomic ? site.atomics : write ? site.stores : site.loads, s);
+        }
+      });
 
   std::lock_guard lock(launch.mutex);
   for (std::uint32_t site = 0; site < site_count; ++site) {
     const SiteStats& s = stats[site];
-    if (!s.loads.requests && !s.stores.requests && !s.shared_loads.requests &&
-        !s.shared_stores.requests) {
+    if (!s.loads.requests && !s.stores.requests && !s.atomics.requests &&
+        !s.shared_loads.requests && !s.shared_stores.requests && !s.shared_atomics.requests) {
       continue;
     }
     SiteStats& total = launch.stats[site];
     total.loads.merge(s.loads);
     total.stores.merge(s.stores);
+    total.atomics.merge(s.atomics);
     total.shared_loads.merge(s.shared_loads);
     total.shared_stores.merge(s.shared_stores);
+    total.shared_atomics.merge(s.shared_atomics);
   }
   launch.accesses_seen += n;
   if (launch.accesses_kept + n <= launch.options.max_recorded_accesses) {
@@ -284,9 +297,8 @@ std::vector<WarpRequest> rebuild_requests(const LaunchRecord& launch) {
     for (std::size_t i = begin; i < end; ++i) {
       const AccessRecord& r = all[i];
       const auto local = static_cast<std::uint32_t>(i - begin);
-      keyed.push_back(Keyed{
-          r.site, 0, static_cast<std::uint16_t>(r.warp()),
-          static_cast<std::uint8_t>((r.is_write() ? 1 : 0) | (r.is_shared() ? 2 : 0)), local});
+      keyed.push_back(
+          Keyed{r.site, 0, static_cast<std::uint16_t>(r.warp()), request_kind(r), local});
       threads[local] = r.thread;
       addresses[local] = r.address;
       bytes[local] = r.bytes;
@@ -299,8 +311,9 @@ std::vector<WarpRequest> rebuild_requests(const LaunchRecord& launch) {
                        w.warp = first->warp;
                        w.site = first->site;
                        w.occurrence = first->occurrence;
-                       w.is_write = first->kind & 1;
-                       w.is_shared = first->kind & 2;
+                       w.is_write = first->kind & kWriteBit;
+                       w.is_atomic = first->kind & kAtomicBit;
+                       w.is_shared = first->kind & kSharedBit;
                        w.bytes_per_lane = bytes[first->index];
                        for (const Keyed* k = first; k != last; ++k) {
                          const unsigned lane = threads[k->index] % 32;

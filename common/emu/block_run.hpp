@@ -38,7 +38,7 @@ struct ThreadExtra {
 
 struct PendingCollective {
   WarpOp op;
-  unsigned mask = 0;
+  unsigned mask = 0;  // the lanes it waits for: those named that have not exited
   unsigned arrived = 0;
   int width = 32;
   std::source_location site;
@@ -46,6 +46,9 @@ struct PendingCollective {
   int arguments[32];
 };
 
+// A collective's mask only ever names lanes that have not exited: exited
+// lanes leave the masks of pending collectives (they need not arrive, as on
+// the GPU), and a later caller's mask is reduced the same way.
 struct WarpState {
   unsigned existing = 0;  // lanes that exist (a last warp may be partial)
   unsigned exited = 0;
@@ -152,13 +155,25 @@ class BlockRun {
   void report(ReportKind kind, unsigned thread, std::string message,
               const std::source_location* site, cudaError_t fault);
 
+  // Called on a fiber whose thread faulted (a misaligned access): stops the
+  // block, as a GPU stops the kernel, and never returns. Threads waiting at a
+  // barrier or in a collective are not resumed, so nothing waits for the
+  // faulted thread and no divergent-barrier report follows.
+  [[noreturn]] void abort_block();
+
  private:
   friend void fiber_main(ctx::transfer_t);
   void fiber_loop(Fiber* self);
   void thread_exited(unsigned thread);
   void report_deadlock();
+  // Why lanes wait in a collective that cannot complete: which lanes of its
+  // mask never arrived, and where they are instead (warp.cpp).
+  std::string stuck_collective(unsigned waiting_thread) const;
   void complete(WarpState& warp, PendingCollective& pending);
 };
+
+// "(0,0,0), (1,0,0), (2,0,0), (3,0,0) and 5 more": threads of `run` by linear index.
+std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids);
 
 // The per-OS-thread engine state (engine.cpp).
 BlockRun& this_worker_block();

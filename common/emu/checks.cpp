@@ -90,6 +90,26 @@ bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::
   return false;
 }
 
+// Always on: a GPU faults on a misaligned access whatever the checks say.
+void report_misaligned(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
+                       std::size_t alignment, unsigned flags, const std::source_location& site) {
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  const bool shared = flags & kShared;
+  Report r = access_report(run, ReportKind::misaligned_address, a, address, bytes, flags, site);
+  std::ostringstream what;
+  what << "Misaligned address: " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
+       << " in " << (shared ? "shared" : "global") << " memory, " << p % alignment
+       << " bytes past a " << alignment << "-byte boundary";
+  if (a && !shared) {
+    what << " (offset " << static_cast<long long>(p - a->base) << " of allocation " << hex(a->base)
+         << ")";
+  }
+  what << ". An access of this type must start at a multiple of " << alignment
+       << " bytes; the GPU stops the kernel with cudaErrorMisalignedAddress";
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaErrorMisalignedAddress, &site);
+}
+
 void check_initialised(BlockRun& run, Allocation& a, const void* address, std::size_t bytes,
                        unsigned flags, const std::source_location& site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
@@ -208,13 +228,17 @@ void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, s
 
 }  // namespace
 
-bool on_access(const Allocation* allocation, const void* address, std::size_t bytes, unsigned flags,
-               const std::source_location& site) noexcept {
+bool on_access(const Allocation* allocation, const void* address, std::size_t bytes,
+               std::size_t alignment, unsigned flags, const std::source_location& site) noexcept {
   BlockRun* run = current_thread->run;
   if (!run) return true;  // host code using a global_ptr: nothing to check
-  const Checks& checks = run->launch->options.checks;
   const bool shared = allocation && allocation->is_shared_space;
   if (shared) flags |= kShared;
+  if (misaligned(address, alignment)) [[unlikely]] {
+    report_misaligned(*run, allocation, address, bytes, alignment, flags, site);
+    run->abort_block();  // as the GPU aborts the kernel; does not return
+  }
+  const Checks& checks = run->launch->options.checks;
   if (!shared && checks.bounds && !check_bounds(*run, allocation, address, bytes, flags, site)) {
     return false;
   }

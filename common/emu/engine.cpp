@@ -128,7 +128,31 @@ void BlockRun::fiber_loop(Fiber* self) {
 void BlockRun::thread_exited(unsigned t) {
   extra[t].waiting = Waiting::exited;
   ++exited;
-  warps[threads[t].warp].exited |= 1u << threads[t].lane;
+  WarpState& warp = warps[threads[t].warp];
+  const unsigned bit = 1u << threads[t].lane;
+  warp.exited |= bit;
+  // An exited lane need not arrive at a collective (the GPU requires only the
+  // lanes of the mask that have not exited): one that waited only for this
+  // lane completes now.
+  for (std::size_t i = 0; i < warp.pending.size();) {
+    PendingCollective& p = warp.pending[i];
+    p.mask &= ~bit;
+    if (p.arrived == p.mask) {
+      complete(warp, p);
+      warp.pending.erase(warp.pending.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+void BlockRun::abort_block() {
+  failed = true;
+  Fiber* self = running;
+  running = nullptr;
+  // Straight back to execute(); this fiber is recycled there, unfinished.
+  ctx::jump_fcontext(scheduler, self);
+  std::abort();  // not reached: nothing resumes an aborted fiber
 }
 
 // Control passes directly from fiber to fiber: a parking fiber resumes the
@@ -224,8 +248,6 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
   return barrier_count;
 }
 
-namespace {
-
 std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids) {
   std::ostringstream s;
   std::size_t shown = std::min<std::size_t>(ids.size(), 4);
@@ -236,8 +258,6 @@ std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids) {
   if (ids.size() > shown) s << " and " << ids.size() - shown << " more";
   return s.str();
 }
-
-}  // namespace
 
 void BlockRun::report_deadlock() {
   std::vector<unsigned> at_barrier, at_warp, gone;
@@ -274,12 +294,7 @@ void BlockRun::report_deadlock() {
            cudaErrorLaunchFailure);
   } else if (!at_warp.empty()) {
     unsigned first = at_warp.front();
-    what << at_warp.size() << " lane(s) " << thread_list(*this, at_warp)
-         << " wait in a warp collective at " << format_site(extra[first].wait_site)
-         << " for lanes named in its mask that never arrive";
-    if (!gone.empty()) what << " (" << thread_list(*this, gone) << " exited)";
-    what << ".";
-    report(ReportKind::warp_collective, first, what.str(), &extra[first].wait_site,
+    report(ReportKind::warp_collective, first, stuck_collective(first), &extra[first].wait_site,
            cudaErrorLaunchFailure);
   }
   failed = true;

@@ -92,8 +92,8 @@ struct RawAccess {
 };
 
 struct SiteStats {
-  SectorStats loads, stores;
-  BankStats shared_loads, shared_stores;
+  SectorStats loads, stores, atomics;
+  BankStats shared_loads, shared_stores, shared_atomics;
 };
 
 // Everything one launch shares between the workers running its blocks.

@@ -89,19 +89,25 @@ nlohmann::json to_json(const LaunchRecord& launch, const ExportLimits& limits) {
 
   json per_site = json::array();
   for (const auto& s : launch.coalescing.per_site) {
-    per_site.push_back(
-        {{"site", s.site}, {"loads", stats_json(s.loads)}, {"stores", stats_json(s.stores)}});
+    per_site.push_back({{"site", s.site},
+                        {"loads", stats_json(s.loads)},
+                        {"stores", stats_json(s.stores)},
+                        {"atomics", stats_json(s.atomics)}});
   }
   doc["coalescing"] = {{"loads", stats_json(launch.coalescing.loads)},
                        {"stores", stats_json(launch.coalescing.stores)},
+                       {"atomics", stats_json(launch.coalescing.atomics)},
                        {"per_site", per_site}};
   json bank_sites = json::array();
   for (const auto& s : launch.bank_conflicts.per_site) {
-    bank_sites.push_back(
-        {{"site", s.site}, {"loads", stats_json(s.loads)}, {"stores", stats_json(s.stores)}});
+    bank_sites.push_back({{"site", s.site},
+                          {"loads", stats_json(s.loads)},
+                          {"stores", stats_json(s.stores)},
+                          {"atomics", stats_json(s.atomics)}});
   }
   doc["bank_conflicts"] = {{"loads", stats_json(launch.bank_conflicts.loads)},
                            {"stores", stats_json(launch.bank_conflicts.stores)},
+                           {"atomics", stats_json(launch.bank_conflicts.atomics)},
                            {"per_site", bank_sites}};
 
   json reports = json::array();

@@ -134,13 +134,16 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   for (auto& [site, s] : launch.stats) {
     record.coalescing.loads.merge(s.loads);
     record.coalescing.stores.merge(s.stores);
-    if (s.loads.requests || s.stores.requests) {
-      record.coalescing.per_site.push_back({site, s.loads, s.stores});
+    record.coalescing.atomics.merge(s.atomics);
+    if (s.loads.requests || s.stores.requests || s.atomics.requests) {
+      record.coalescing.per_site.push_back({site, s.loads, s.stores, s.atomics});
     }
     record.bank_conflicts.loads.merge(s.shared_loads);
     record.bank_conflicts.stores.merge(s.shared_stores);
-    if (s.shared_loads.requests || s.shared_stores.requests) {
-      record.bank_conflicts.per_site.push_back({site, s.shared_loads, s.shared_stores});
+    record.bank_conflicts.atomics.merge(s.shared_atomics);
+    if (s.shared_loads.requests || s.shared_stores.requests || s.shared_atomics.requests) {
+      record.bank_conflicts.per_site.push_back(
+          {site, s.shared_loads, s.shared_stores, s.shared_atomics});
     }
   }
   auto by_site = [](const auto& a, const auto& b) { return a.site < b.site; };
@@ -168,6 +171,8 @@ const char* to_string(ReportKind kind) {
       return "use_after_free";
     case ReportKind::invalid_pointer:
       return "invalid_pointer";
+    case ReportKind::misaligned_address:
+      return "misaligned_address";
     case ReportKind::intra_block_race:
       return "intra_block_race";
     case ReportKind::inter_block_race:

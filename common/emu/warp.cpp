@@ -2,8 +2,10 @@
 //
 // Lanes do not run in lockstep here. A collective is a rendezvous: each lane
 // named in the mask parks until the last one arrives, which computes every
-// lane's result and wakes the others. A lane that never arrives (it exited,
-// or waits somewhere else) shows up as a deadlock of the block, which the
+// lane's result and wakes the others. As on the GPU, lanes that have exited
+// need not arrive (the votes and __syncwarp count the others; a shuffle that
+// reads an exited lane is reported). A lane that never arrives because it
+// waits somewhere else shows up as a deadlock of the block, which the
 // scheduler reports instead of hanging.
 #include <sstream>
 
@@ -71,13 +73,7 @@ std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value
            &site, cudaErrorLaunchFailure);
     mask |= bit;
   }
-  if (mask & warp.exited) {
-    report(ReportKind::warp_collective, me->linear,
-           std::string(op_name(op)) + " mask " + hex(mask) + " names lanes " +
-               hex(mask & warp.exited) + " that have already exited",
-           &site, cudaErrorLaunchFailure);
-    mask &= ~warp.exited;
-  }
+  mask &= ~warp.exited;  // exited lanes need not arrive
 
   PendingCollective* pending = nullptr;
   for (auto& p : warp.pending) {
@@ -110,6 +106,38 @@ std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value
   std::uint64_t mine = extra[me->linear].result;
   warp.pending.erase(warp.pending.begin() + (pending - warp.pending.data()));
   return mine;
+}
+
+std::string BlockRun::stuck_collective(unsigned waiting_thread) const {
+  const ThreadState& me = threads[waiting_thread];
+  const WarpState& warp = warps[me.warp];
+  const unsigned base_thread = me.warp * 32;
+  const PendingCollective* stuck = nullptr;
+  for (const auto& p : warp.pending) {
+    if (p.arrived >> me.lane & 1u) stuck = &p;
+  }
+  std::ostringstream what;
+  if (!stuck) {
+    what << "thread " << waiting_thread << " waits in a warp collective that is not pending";
+    return what.str();
+  }
+  std::vector<unsigned> arrived, elsewhere;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (stuck->arrived >> lane & 1u) arrived.push_back(base_thread + lane);
+    // Exited lanes are no longer in the mask: only live lanes are missing.
+    if ((stuck->mask & ~stuck->arrived) >> lane & 1u) elsewhere.push_back(base_thread + lane);
+  }
+  what << arrived.size() << " lane(s) " << thread_list(*this, arrived) << " wait in "
+       << op_name(stuck->op) << " at " << format_site(stuck->site) << " for " << elsewhere.size()
+       << " lane(s) " << thread_list(*this, elsewhere) << " that never arrive";
+  const ThreadExtra& other = extra[elsewhere.empty() ? waiting_thread : elsewhere.front()];
+  if (!elsewhere.empty() && other.waiting == Waiting::barrier) {
+    what << ": they wait at __syncthreads() " << format_site(other.wait_site);
+  } else if (!elsewhere.empty() && other.waiting == Waiting::warp) {
+    what << ": they wait in another warp collective at " << format_site(other.wait_site);
+  }
+  what << ".";
+  return what.str();
 }
 
 void BlockRun::complete(WarpState& warp, PendingCollective& p) {
@@ -157,6 +185,14 @@ void BlockRun::complete(WarpState& warp, PendingCollective& p) {
         result = ballot == p.mask;
         break;
       default:
+        if (warp.exited >> source & 1u) {
+          // Undefined on a GPU (the value of a lane that is gone), so a bug.
+          report(ReportKind::warp_collective, base_thread + lane,
+                 std::string(op_name(p.op)) + " at " + format_site(p.site) + ": lane " +
+                     std::to_string(lane) + " reads lane " + std::to_string(source) +
+                     ", which has already exited (the value is undefined on a GPU)",
+                 &p.site, cudaErrorLaunchFailure);
+        }
         // Reading a lane outside the mask is undefined in CUDA; the emulator
         // returns the caller's own value.
         result = (p.mask >> source & 1u) ? p.values[source] : p.values[lane];

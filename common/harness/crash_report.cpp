@@ -1,9 +1,10 @@
 #include "cudalab/harness/crash_report.hpp"
 
+#include "cudalab/emu/crash_context.hpp"
+
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstring>
 
 namespace cudalab::harness {
@@ -12,7 +13,6 @@ namespace {
 // Written before tests run or between them; read by the handler only.
 char current_test[512] = "";
 int report_descriptor = -1;
-std::atomic<CudaThreadDescriber> cuda_thread_describer{nullptr};
 
 struct FatalSignal {
   int number;
@@ -60,8 +60,7 @@ void on_fatal_signal(int number) {
     append(what, sizeof what, current_test);
   }
   char thread[384] = "";
-  const CudaThreadDescriber describer = cuda_thread_describer.load();
-  if (describer != nullptr && describer(thread, sizeof thread)) {
+  if (emu::describe_current_cuda_thread(thread, sizeof thread)) {
     append(what, sizeof what, ", while running ");
     append(what, sizeof what, thread);
   }
@@ -100,10 +99,6 @@ void install_crash_reporter(int report_fd) {
 void set_current_test(const char* full_name) {
   current_test[0] = '\0';
   append(current_test, sizeof current_test, full_name);
-}
-
-void set_cuda_thread_describer(CudaThreadDescriber describer) {
-  cuda_thread_describer.store(describer);
 }
 
 }  // namespace cudalab::harness

@@ -251,5 +251,84 @@ __global__ void barriers_at_two_sites(cudalab::global_ptr<int> data) {
   }
 }
 
+// Coalesced 4-byte stores, alone and followed by an atomic per thread into 8
+// adjacent counters (one 32-byte sector per warp): ncu counts the atomics
+// apart, so the store figures of the two kernels are the same.
+__global__ void store_index(cudalab::global_ptr<int> out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = i;
+}
+__global__ void store_index_and_count(cudalab::global_ptr<int> out,
+                                      cudalab::global_ptr<unsigned> counts) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = i;
+  atomicAdd(&counts[i % 8], 1u);
+}
+
+// Each statement stores the number of the line it is on and reads `in` on
+// that line, through `*p`, `p[i]` and `*(p + i)` on kernel parameters: a test
+// compares the source sites of the accesses (and of their reports) with it.
+__global__ void accesses_store_their_line(cudalab::global_ptr<const int> in,
+                                          cudalab::global_ptr<int> out) {
+  *out = __LINE__ + 0 * *in;
+  out[1] = __LINE__ + 0 * in[1];
+  *(out + 2) = __LINE__ + 0 * *(in + 2);
+}
+
+// Lanes whose input is negative return; the others of the warp then meet in
+// full-mask collectives, which is defined on a GPU (only lanes that have not
+// exited must arrive; the votes count those). out[3i..3i+2] = ballot, all, any
+// of (input odd).
+__global__ void votes_after_some_lanes_exit(cudalab::global_ptr<const int> in,
+                                            cudalab::global_ptr<unsigned> out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  if (v < 0) return;
+  __syncwarp();
+  unsigned ballot = __ballot_sync(0xffffffffu, v % 2);
+  int all = __all_sync(0xffffffffu, v % 2);
+  int any = __any_sync(0xffffffffu, v % 2);
+  out[3 * i] = ballot;
+  out[3 * i + 1] = static_cast<unsigned>(all);
+  out[3 * i + 2] = static_cast<unsigned>(any);
+}
+
+// PLANTED BUG: lanes 0-7 return; lanes 8-15 wait in a full-mask __syncwarp
+// for lanes 16-31, which wait in another __syncwarp whose mask names lanes
+// 8-11: neither can complete. Only lanes 16-31 are missing (not 0-7).
+__global__ void collectives_waiting_on_each_other(cudalab::global_ptr<int> data) {
+  unsigned lane = threadIdx.x % 32;
+  if (lane < 8) return;
+  if (lane < 16) {
+    __syncwarp(0xffffffffu);
+  } else {
+    __syncwarp(0xffff0f00u);
+  }
+  data[threadIdx.x] = 1;
+}
+
+// PLANTED BUG: a float4 view that starts one float past the allocation's
+// 16-byte-aligned start (ex5's mistake of not skipping the head): every
+// float4 access is 4 bytes past a 16-byte boundary, which faults on a GPU.
+__global__ void copy_float4_misaligned(cudalab::global_ptr<const float> in,
+                                       cudalab::global_ptr<float> out, int n4) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  auto in4 = cudalab::reinterpret_global<const float4>(in + 1);
+  auto out4 = cudalab::reinterpret_global<float4>(out + 1);
+  if (i < n4) out4[i] = in4[i];
+}
+
+// PLANTED BUG: thread 5 reads a double 4 bytes past an 8-byte boundary while
+// the other threads wait at the barrier: the fault must stop the block, not
+// leave the others waiting.
+__global__ void misaligned_before_barrier(cudalab::global_ptr<double> data) {
+  unsigned t = threadIdx.x;
+  auto bytes = cudalab::reinterpret_global<char>(data);
+  double v = t == 5 ? static_cast<double>(cudalab::reinterpret_global<double>(bytes + 4)[0])
+                    : static_cast<double>(data[t]);
+  __syncthreads();
+  data[t] = v + 1.0;
+}
+
 }  // namespace CUDALAB_BACKEND
 }  // namespace emu_tests

@@ -1,4 +1,5 @@
 // The analyses: sectors per warp request, bank conflicts, coverage, export.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "coalescing_kernels.cuh"
@@ -65,6 +66,89 @@ TEST(Coalescing, PerSiteFiguresAndWarpRequests) {
     }
   }
   EXPECT_EQ(partial, 1u);
+}
+
+TEST(Coalescing, AtomicsAreCountedApartFromStores) {
+  const int blocks = 4, block = 128, n = blocks * block, warps = n / 32;
+  DeviceBuffer<int> out(n);
+  DeviceBuffer<unsigned> counts(std::vector<unsigned>(8, 0u));
+  Recording rec;
+  cudalab::launch(store_index, dim3(blocks), dim3(block), out.data());
+  cudalab::launch(store_index_and_count, dim3(blocks), dim3(block), out.data(), counts.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  EXPECT_EQ(counts.copy_to_host(), std::vector<unsigned>(8, n / 8));
+
+  const auto& plain = rec.launches()[0].coalescing;
+  const auto& with_atomics = rec.launches()[1].coalescing;
+  EXPECT_EQ(plain.stores.requests, static_cast<std::uint64_t>(warps));
+  EXPECT_EQ(with_atomics.stores.requests, plain.stores.requests) << "atomics are not stores";
+  EXPECT_EQ(with_atomics.stores.sectors, plain.stores.sectors);
+  EXPECT_DOUBLE_EQ(with_atomics.stores.sectors_per_request(), 4.0);
+  EXPECT_EQ(with_atomics.loads.requests, 0u) << "atomics are not loads either";
+  EXPECT_EQ(plain.atomics.requests, 0u);
+  EXPECT_EQ(with_atomics.atomics.requests, static_cast<std::uint64_t>(warps));
+  EXPECT_DOUBLE_EQ(with_atomics.atomics.sectors_per_request(), 1.0) << "8 adjacent counters";
+
+  ASSERT_EQ(with_atomics.per_site.size(), 2u) << "one store site, one atomic site";
+  for (const auto& site : with_atomics.per_site) {
+    EXPECT_TRUE((site.stores.requests == 0) != (site.atomics.requests == 0)) << site.site;
+  }
+  std::size_t atomic_requests = 0;
+  for (const auto& r : cudalab::emu::warp_requests(rec.last())) {
+    if (!r.is_atomic) continue;
+    ++atomic_requests;
+    EXPECT_TRUE(r.is_write);
+    EXPECT_EQ(r.sectors, 1u);
+  }
+  EXPECT_EQ(atomic_requests, static_cast<std::size_t>(warps));
+  nlohmann::json doc = cudalab::emu::to_json(rec.last());
+  EXPECT_EQ(doc["coalescing"]["atomics"]["requests"], warps);
+  EXPECT_EQ(doc["coalescing"]["stores"]["requests"], warps);
+}
+
+// The site file and line of every access made by accesses_store_their_line,
+// against the line number each statement stored.
+TEST(Sites, StarIndexAndOffsetAccessesNameTheKernelsLine) {
+  DeviceBuffer<int> in(std::vector<int>{1, 2, 3}), out(3);
+  Recording rec;
+  cudalab::launch(accesses_store_their_line, dim3(1), dim3(1), in.data(), out.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  const std::vector<int> lines = out.copy_to_host();
+  const auto& launch = rec.last();
+  ASSERT_EQ(launch.accesses.size(), 6u) << "three reads, three writes";
+  for (const auto& access : launch.accesses) {
+    const bool to_out = access.is_write();
+    const auto base = reinterpret_cast<std::uintptr_t>(to_out ? out.data() : in.data());
+    const std::size_t statement = (access.address - base) / sizeof(int);
+    ASSERT_LT(statement, 3u);
+    const auto* site = launch.find_site(access.site);
+    ASSERT_NE(site, nullptr);
+    EXPECT_NE(site->file.find("emu_test_kernels.cuh"), std::string::npos)
+        << site->file << ":" << site->line << " (statement " << statement << ")";
+    EXPECT_EQ(site->line, static_cast<unsigned>(lines[statement]))
+        << (to_out ? "write" : "read") << " of statement " << statement;
+  }
+}
+
+TEST(Sites, ReportOfAReadThroughStarNamesTheKernelsLine) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  DeviceBuffer<int> in(3), out(3);  // `in` is never written: every read is reported
+  Recording rec;
+  cudalab::launch(accesses_store_their_line, dim3(1), dim3(1), in.data(), out.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::vector<int> lines = out.copy_to_host();
+  std::vector<unsigned> reported;
+  for (const auto& r : rec.reports()) {
+    ASSERT_EQ(r.kind, cudalab::emu::ReportKind::uninitialized_read) << r.to_string();
+    EXPECT_NE(r.file.find("emu_test_kernels.cuh"), std::string::npos) << r.to_string();
+    reported.push_back(r.line);
+  }
+  std::sort(reported.begin(), reported.end());
+  EXPECT_EQ(reported,
+            (std::vector<unsigned>{static_cast<unsigned>(lines[0]), static_cast<unsigned>(lines[1]),
+                                   static_cast<unsigned>(lines[2])}));
 }
 
 TEST(BankConflicts, PaddedTileIsConflictFreeUnpaddedIs32Way) {

@@ -1,4 +1,6 @@
 // The checks: planted bugs must be reported (and correct kernels must not be).
+#include <nlohmann/json.hpp>
+
 #include "emu_test_kernels.cuh"
 #include "emu_test_support.hpp"
 
@@ -27,6 +29,59 @@ TEST(Checks, OutOfBoundsWriteIsReportedWithItsLineAndFaultsTheLaunch) {
   // The in-bounds elements were scaled; the out-of-bounds access was dropped.
   std::vector<float> got = data.copy_to_host();
   for (int i = 0; i < n; ++i) EXPECT_EQ(got[i], 2.0f * x[i]);
+}
+
+TEST(Checks, MisalignedFloat4IsReportedAndFaultsTheLaunchWithoutTouchingMemory) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  const int n4 = 100;
+  std::vector<float> x = random_floats(4 * n4 + 4), y = random_floats(4 * n4 + 4);
+  DeviceBuffer<float> in(x), out(y);
+  Recording rec;
+  cudalab::launch(copy_float4_misaligned, dim3(1), dim3(128), in.data(), out.data(), n4);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorMisalignedAddress);
+  const auto* r = first_report(rec, ReportKind::misaligned_address);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_EQ(r->access_bytes, 16u);
+  EXPECT_FALSE(r->is_write) << "the read comes first";
+  EXPECT_EQ(r->address, reinterpret_cast<std::uintptr_t>(in.data() + 1));
+  EXPECT_EQ(r->address % 16, 4u);
+  EXPECT_EQ(r->where.block.x, 0u);
+  EXPECT_EQ(r->where.thread.x, 0u);
+  EXPECT_NE(r->kernel.find("copy_float4_misaligned"), std::string::npos) << r->kernel;
+  EXPECT_NE(r->file.find("emu_test_kernels.cuh"), std::string::npos) << r->file;
+  EXPECT_GT(r->line, 0u);
+  const std::string text = r->to_string();
+  EXPECT_NE(text.find("Misaligned address: read of 16 bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("4 bytes past a 16-byte boundary"), std::string::npos) << text;
+  EXPECT_NE(text.find("kind misaligned_address"), std::string::npos) << text;
+  EXPECT_EQ(cudalab::emu::to_json(rec.last())["error"], "cudaErrorMisalignedAddress");
+  EXPECT_EQ(out.copy_to_host(), y) << "each faulting thread stops its block before writing";
+  EXPECT_STREQ(cudaGetErrorString(cudaErrorMisalignedAddress), "misaligned address");
+
+  // The check is always on, and CUDA_CHECK throws as it would on a GPU.
+  cudalab::emu::Options off = quiet();
+  off.checks = {false, false, false};
+  cudalab::emu::ScopedOptions unchecked(off);
+  cudalab::launch(copy_float4_misaligned, dim3(2), dim3(64), in.data(), out.data(), n4);
+  EXPECT_THROW(CUDA_CHECK(cudaDeviceSynchronize()), cudalab::CudaError);
+  EXPECT_EQ(out.copy_to_host(), y);
+}
+
+TEST(Checks, MisalignedAccessStopsItsBlockInsteadOfHangingTheBarrier) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  std::vector<double> x(64, 1.0);
+  DeviceBuffer<double> data(x);
+  Recording rec;
+  cudalab::launch(misaligned_before_barrier, dim3(3), dim3(64), data.data());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorMisalignedAddress);
+  const std::vector<cudalab::emu::Report> reports = rec.reports();
+  ASSERT_EQ(reports.size(), 1u) << "no divergent-barrier report: " << rec.reports_text();
+  const cudalab::emu::Report& r = reports[0];
+  EXPECT_EQ(r.kind, ReportKind::misaligned_address);
+  EXPECT_EQ(r.where.thread.x, 5u);
+  EXPECT_EQ(r.access_bytes, 8u);
+  EXPECT_EQ(r.address % 8, 4u);
+  EXPECT_EQ(data.copy_to_host(), x) << "no thread passed the barrier";
 }
 
 TEST(Checks, MissingBarrierInSharedReductionIsARace) {

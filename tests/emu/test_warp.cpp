@@ -76,17 +76,79 @@ TEST(Warp, BallotAnyAll) {
   }
 }
 
-TEST(Warp, ShuffleNamingExitedLanesIsAnErrorNotAHang) {
+TEST(Warp, ShuffleReadingAnExitedLaneIsAnErrorNotAHang) {
   cudalab::emu::ScopedOptions scoped(quiet());
   const int n = 40;  // the second warp has 8 live lanes, 24 exited
-  DeviceBuffer<int> data(random_ints(64, 0, 9));
+  std::vector<int> x = random_ints(64, 0, 9);
+  DeviceBuffer<int> data(x);
   Recording rec;
   cudalab::launch(shuffle_after_early_exit, dim3(1), dim3(64), data.data(), n);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  ASSERT_EQ(rec.reports().size(), 1u) << rec.reports_text();
   const auto* r = first_report(rec, ReportKind::warp_collective);
   ASSERT_NE(r, nullptr) << rec.reports_text();
-  EXPECT_NE(r->message.find("exited"), std::string::npos) << r->message;
+  EXPECT_NE(r->message.find("lane 7 reads lane 8, which has already exited"), std::string::npos)
+      << r->message;
+  EXPECT_EQ(r->where.thread.x, 39u);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "the fault is reported once";
+  // The lanes whose source is live still got their neighbour's value.
+  std::vector<int> got = data.copy_to_host();
+  for (int i = 32; i < 39; ++i) EXPECT_EQ(got[i], x[i] + x[i + 1]) << i;
+}
+
+// Warp 0: lanes 0-7 exit before the others arrive. Warp 1: lanes 24-31 exit
+// after the others wait. Warp 2: one exited lane, every live value odd, so
+// __all_sync is true over the lanes that have not exited.
+TEST(Warp, FullMaskCollectivesNeedOnlyTheLanesThatHaveNotExited) {
+  std::vector<int> x = random_ints(96, 0, 1000);
+  for (int lane = 0; lane < 8; ++lane) x[lane] = -1;
+  for (int lane = 24; lane < 32; ++lane) x[32 + lane] = -1;
+  for (int lane = 0; lane < 32; ++lane) x[64 + lane] = 2 * lane + 1;
+  x[64 + 5] = -1;
+  DeviceBuffer<int> in(x);
+  DeviceBuffer<unsigned> out(3 * 96);
+  out.fill_bytes(0);
+  Recording rec;
+  cudalab::launch(votes_after_some_lanes_exit, dim3(1), dim3(96), in.data(), out.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  std::vector<unsigned> got = out.copy_to_host();
+  for (int w = 0; w < 3; ++w) {
+    unsigned live = 0, odd = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int v = x[32 * w + lane];
+      if (v >= 0) live |= 1u << lane;
+      if (v >= 0 && v % 2) odd |= 1u << lane;
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!(live >> lane & 1u)) continue;
+      const int i = 32 * w + lane;
+      EXPECT_EQ(got[3 * i], odd) << "ballot, warp " << w << " lane " << lane;
+      EXPECT_EQ(got[3 * i + 1], odd == live ? 1u : 0u) << "all, warp " << w << " lane " << lane;
+      EXPECT_EQ(got[3 * i + 2], odd != 0 ? 1u : 0u) << "any, warp " << w << " lane " << lane;
+    }
+  }
+  EXPECT_EQ(got[3 * (64 + 5) + 1], 0u) << "the exited lane wrote nothing";
+}
+
+TEST(Warp, StuckCollectiveNamesTheLanesThatNeverArrivedNotTheExitedOnes) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  DeviceBuffer<int> data(32);
+  data.fill_bytes(0);
+  Recording rec;
+  cudalab::launch(collectives_waiting_on_each_other, dim3(1), dim3(32), data.data());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  const auto* r = first_report(rec, ReportKind::warp_collective);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_NE(r->message.find("8 lane(s) (8,0,0), (9,0,0), (10,0,0), (11,0,0) and 4 more wait in "
+                            "__syncwarp"),
+            std::string::npos)
+      << r->message;
+  EXPECT_NE(r->message.find("for 16 lane(s) (16,0,0), (17,0,0), (18,0,0), (19,0,0) and 12 more "
+                            "that never arrive: they wait in another warp collective"),
+            std::string::npos)
+      << r->message;
+  EXPECT_EQ(r->message.find("(0,0,0)"), std::string::npos) << "lane 0 exited: " << r->message;
 }
 
 }  // namespace

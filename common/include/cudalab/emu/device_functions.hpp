@@ -40,10 +40,11 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
 unsigned active_lanes() noexcept;
 
 // Validates an atomic access through a traced pointer; false means drop it.
+// Atomics are on scalars, whose alignment is their size.
 inline bool atomic_allowed(const Allocation* allocation, const void* address, std::size_t bytes,
                            const std::source_location& site) noexcept {
-  if (!access_hooks_on) return true;
-  return on_access(allocation, address, bytes, kRead | kWrite | kAtomic, site);
+  if (!access_hooks_on && !misaligned(address, bytes)) return true;
+  return on_access(allocation, address, bytes, bytes, kRead | kWrite | kAtomic, site);
 }
 
 template <class T>

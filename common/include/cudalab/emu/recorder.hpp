@@ -8,6 +8,7 @@
 //   EXPECT_TRUE(rec.clean()) << rec.reports_text();
 //   const auto& launch = rec.last();
 //   launch.coalescing.loads.sectors_per_request();   // 4.0 for a coalesced fp32 load
+//   launch.coalescing.atomics.requests;               // atomics apart, as ncu counts them
 //   auto cov = cudalab::emu::coverage(launch, d_out, sizeof(float), n);
 //   cov.describe(17);   // "element 17 written 2 times: threads (0,1,0)/(5,0,0) ..."
 //
@@ -34,8 +35,9 @@ struct RecordingAccess;  // how the engine appends launches
 
 // ---- switches -----------------------------------------------------------------
 
-// Each check can be turned off; the divergent-barrier and warp-collective
-// checks are always on (without them a broken kernel would hang).
+// Each check can be turned off; the divergent-barrier, warp-collective and
+// alignment checks are always on (without them a broken kernel would hang,
+// or the emulator itself would crash on a misaligned vector access).
 struct Checks {
   bool bounds = true;         // out of bounds, use after free, pointers to no allocation
   bool races = true;          // intra-block races and inter-block write-write races
@@ -73,11 +75,12 @@ enum class ReportKind {
   out_of_bounds,       // access outside the allocation the pointer came from
   use_after_free,      // access to an allocation already cudaFree'd
   invalid_pointer,     // access through a pointer into no device allocation
+  misaligned_address,  // address not a multiple of the access's alignment (16 for float4)
   intra_block_race,    // two threads of one block, same address, one barrier interval
   inter_block_race,    // two blocks wrote one global address without atomics
   uninitialized_read,  // read of device memory nothing wrote
   divergent_barrier,   // threads wait at a barrier others never reach
-  warp_collective,     // a warp intrinsic whose mask names an exited/absent lane, ...
+  warp_collective,     // a mask naming absent lanes, a shuffle reading an exited lane, ...
   kernel_exception,    // a C++ exception escaped the kernel
 };
 const char* to_string(ReportKind kind);
@@ -139,7 +142,8 @@ struct AccessRecord {
 // Sectors (32 B) and lines (128 B) moved per warp request. A request is the
 // k-th execution of one source site by the lanes of one warp (the emulator
 // does not run warps in lockstep; this is what a warp-wide load instruction
-// is on a GPU).
+// is on a GPU). Loads, stores and atomics are counted apart, as ncu counts
+// ld, st and atom/red requests apart.
 struct SectorStats {
   std::uint64_t requests = 0;
   std::uint64_t sectors = 0;
@@ -156,10 +160,12 @@ struct SiteCoalescing {
   std::uint32_t site = 0;
   SectorStats loads;
   SectorStats stores;
+  SectorStats atomics;
 };
 struct Coalescing {
   SectorStats loads;  // global memory, whole kernel
   SectorStats stores;
+  SectorStats atomics;  // atomicAdd & co: not in loads or stores
   std::vector<SiteCoalescing> per_site;
 };
 
@@ -179,10 +185,12 @@ struct SiteBanks {
   std::uint32_t site = 0;
   BankStats loads;
   BankStats stores;
+  BankStats atomics;
 };
 struct BankConflicts {
   BankStats loads;
   BankStats stores;
+  BankStats atomics;
   std::vector<SiteBanks> per_site;
 };
 
@@ -220,7 +228,8 @@ struct WarpRequest {
   std::uint32_t warp = 0;
   std::uint32_t site = 0;
   std::uint32_t occurrence = 0;  // k-th execution of the site by this warp
-  bool is_write = false;
+  bool is_write = false;         // a store, or an atomic
+  bool is_atomic = false;        // an atomic (is_write is true too)
   bool is_shared = false;
   unsigned active_mask = 0;  // lanes that took part
   std::array<std::uint64_t, 32> addresses{};

@@ -12,8 +12,9 @@
 //
 // Errors. API misuse returns its error and also sets the "last error", as in
 // CUDA. A fault inside a kernel (out-of-bounds or freed memory:
-// cudaErrorIllegalAddress; divergent barrier or broken warp collective:
-// cudaErrorLaunchFailure) is returned by the next cudaDeviceSynchronize,
+// cudaErrorIllegalAddress; a misaligned access: cudaErrorMisalignedAddress;
+// divergent barrier or broken warp collective: cudaErrorLaunchFailure) is
+// returned by the next cudaDeviceSynchronize,
 // synchronous cudaMemcpy/cudaMemset or cudaGetLastError. Unlike a GPU the
 // error is not sticky: returning it once clears it, so one test process can
 // plant a bug and carry on.

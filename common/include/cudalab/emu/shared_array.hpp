@@ -8,11 +8,11 @@
 //   __shared__ cudalab::shared_array<float, 32, 33> tile;   // (32,33)
 //   tile[ty][tx] = in[i];
 //
-// where cudalab::shared_array is the backend-neutral alias: this class under
-// the emulator, exactly `float[32][33]` under nvcc. The alias belongs in
-// cudalab/kernel.hpp next to global_ptr; until it is there, a .cuh declares
-// it itself (tests/emu/emu_test_kernels.cuh shows the four lines).
-// Indexing is bounds-checked per dimension when the bounds check is on.
+// where cudalab::shared_array (cudalab/kernel.hpp) is the backend-neutral
+// alias: this class under the emulator, exactly `float[32][33]` under nvcc.
+// Indexing is bounds-checked per dimension when the bounds check is on; each
+// element access is checked for alignment and made with memcpy, like a
+// global_ptr's.
 #pragma once
 
 #include <cstddef>

@@ -13,10 +13,4 @@ void install_crash_reporter(int report_fd = -1);
 // The test the report names; call it when each test starts.
 void set_current_test(const char* full_name);
 
-// Describes the CUDA thread running on this OS thread into `buffer`, or
-// returns false outside a kernel. Set by the emulator when it is linked in;
-// it must not allocate (it runs in a signal handler).
-using CudaThreadDescriber = bool (*)(char* buffer, unsigned size);
-void set_cuda_thread_describer(CudaThreadDescriber describer);
-
 }  // namespace cudalab::harness

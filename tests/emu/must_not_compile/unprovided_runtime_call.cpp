@@ -1,0 +1,9 @@
+// Must not compile: emulator code calling a CUDA runtime function that the
+// emulator does not provide. Its test (tests/emu/CMakeLists.txt) passes when
+// the compiler's message names the function.
+#include "cudalab/kernel.hpp"
+
+cudaError_t make_stream() {
+  cudaStream_t stream;
+  return cudaStreamCreate(&stream);
+}
