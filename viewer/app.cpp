@@ -41,9 +41,17 @@ void draw_frame(UiState& state) {
   }
   ImGui::BeginGroup();
   if (ImGui::BeginTabBar("panels")) {
-    panel_tab(state, Panel::kIndexing, "Thread indexing", draw_indexing_panel);
-    panel_tab(state, Panel::kCoalescing, "Coalescing", draw_coalescing_panel);
-    panel_tab(state, Panel::kTiming, "Timing", draw_timing_panel);
+    if (shown(state, Panel::kIndexing))
+      panel_tab(state, Panel::kIndexing, "Thread indexing", draw_indexing_panel);
+    if (shown(state, Panel::kCoalescing))
+      panel_tab(state, Panel::kCoalescing, "Coalescing", draw_coalescing_panel);
+    if (shown(state, Panel::kBars)) panel_tab(state, Panel::kBars, "Timing", draw_bars_panel);
+    if (shown(state, Panel::kTimeline))
+      panel_tab(state, Panel::kTimeline, "Timeline", draw_timeline_panel);
+    if (shown(state, Panel::kErrors))
+      panel_tab(state, Panel::kErrors, "Error vs size", draw_error_plot_panel);
+    if (shown(state, Panel::kTiles))
+      panel_tab(state, Panel::kTiles, "Tile walk", draw_tile_walk_panel);
     panel_tab(state, Panel::kHelp, "Help", draw_help_panel);
     ImGui::EndTabBar();
   }

@@ -42,6 +42,16 @@ void indexing_keys(UiState& state) {
     zoom_at(ix.view, 0.8, centre.x, centre.y);
 }
 
+void tile_walk_keys(UiState& state) {
+  if (!state.tiles) return;
+  TileWalkState& tw = state.tile_walk;
+  const std::size_t steps = step_count(*state.tiles), programs = state.tiles->programs.size();
+  if (pressed_repeat(GLFW_KEY_LEFT) && tw.step > 0) --tw.step;
+  if (pressed_repeat(GLFW_KEY_RIGHT) && tw.step + 1 < steps) ++tw.step;
+  if (pressed_repeat(GLFW_KEY_UP) && tw.program > 0) --tw.program;
+  if (pressed_repeat(GLFW_KEY_DOWN) && tw.program + 1 < programs) ++tw.program;
+}
+
 void coalescing_keys(UiState& state) {
   CoalescingState& cs = state.coalescing;
   if (!state.current) return;
@@ -62,16 +72,17 @@ bool handle_shortcuts(UiState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.KeyCtrl && pressed(GLFW_KEY_Q)) return true;
   if (io.WantTextInput || io.KeyCtrl || io.KeyAlt) return false;
-  if (pressed(GLFW_KEY_1)) show(state, Panel::kIndexing);
-  if (pressed(GLFW_KEY_2)) show(state, Panel::kCoalescing);
-  if (pressed(GLFW_KEY_3)) show(state, Panel::kTiming);
-  if (pressed(GLFW_KEY_4) || pressed(GLFW_KEY_F1) || pressed(GLFW_KEY_H)) show(state, Panel::kHelp);
+  const auto tabs = shown_panels(state);
+  for (std::size_t t = 0; t < tabs.size() && t < 9; ++t)
+    if (pressed(GLFW_KEY_1 + static_cast<int>(t))) show(state, tabs[t]);
+  if (pressed(GLFW_KEY_F1) || pressed(GLFW_KEY_H)) show(state, Panel::kHelp);
   if (pressed(GLFW_KEY_R)) state.run_pending = true;
   if (pressed(GLFW_KEY_C)) state.show_controls = !state.show_controls;
   if (pressed(GLFW_KEY_LEFT_BRACKET)) step_version(state, -1);
   if (pressed(GLFW_KEY_RIGHT_BRACKET)) step_version(state, +1);
   if (state.panel == Panel::kIndexing) indexing_keys(state);
   if (state.panel == Panel::kCoalescing) coalescing_keys(state);
+  if (state.panel == Panel::kTiles) tile_walk_keys(state);
   return false;
 }
 

@@ -1,5 +1,7 @@
 #include "bench_results.hpp"
 
+#include <algorithm>
+
 #include "cudalab/results.hpp"
 
 namespace cudalab::viewer {
@@ -13,7 +15,26 @@ std::string problem_of(const Figure& f) {
 
 bool is_pytorch(const std::string& name) { return name.find("pytorch") != std::string::npos; }
 
+Timeline timeline_of(const cudalab::Timeline& from) {
+  Timeline to;
+  to.title = from.name;
+  to.unit = "ms";
+  for (const cudalab::TimelineRow& row : from.rows) {
+    TimelineRow& r = to.rows.emplace_back(TimelineRow{row.name, {}});
+    for (const cudalab::Span& s : row.spans)
+      r.spans.push_back({s.name, s.start_ms, s.end_ms, s.kind});
+  }
+  return to;
+}
+
 }  // namespace
+
+std::vector<std::string> problems(const BenchResult& result) {
+  std::vector<std::string> out;
+  for (const Measurement& m : result.versions)
+    if (std::find(out.begin(), out.end(), m.problem) == out.end()) out.push_back(m.problem);
+  return out;
+}
 
 std::variant<BenchResult, std::string> load_bench_result(const std::string& path) {
   ResultFile file;
@@ -32,19 +53,23 @@ std::variant<BenchResult, std::string> load_bench_result(const std::string& path
   } else {
     r.gpu = "no GPU";
   }
-  for (const Anchor& a : file.anchors) {
-    if (a.unit != "GB/s") continue;
-    if (a.name == kCopyAnchorName)
-      r.copy_gbps = a.value;
-    else if (is_pytorch(a.name))
-      r.pytorch_gbps = a.value;
-  }
+  for (const Anchor& a : file.anchors) r.anchors.push_back({a.name, a.value, a.unit, ""});
   for (const Figure& f : file.figures) {
-    if (f.unit != "GB/s") continue;  // the timing panel compares bandwidths
-    Measurement m{f.version, problem_of(f), f.time_ms, f.value};
-    (is_pytorch(f.version) || is_pytorch(f.name) ? r.pytorch : r.versions).push_back(m);
+    // PyTorch doing the same job on one problem is an anchor of that problem.
+    if (is_pytorch(f.version) || is_pytorch(f.name)) {
+      r.anchors.push_back({"pytorch:" + f.name, f.value, f.unit, problem_of(f)});
+      continue;
+    }
+    Measurement m{f.version, problem_of(f), f.value, f.unit, f.time_ms, std::nullopt, ""};
+    if (f.fraction_of) {
+      m.fraction = f.fraction_of->value;
+      m.fraction_of = f.fraction_of->anchor;
+    }
+    r.versions.push_back(m);
   }
-  if (r.versions.empty()) return path + ": no kernel bandwidth figures (GB/s) in the file";
+  for (const cudalab::Timeline& t : file.timelines) r.timelines.push_back(timeline_of(t));
+  if (r.versions.empty() && r.timelines.empty())
+    return path + ": neither kernel figures nor timelines in the file";
   return r;
 }
 

@@ -1,16 +1,51 @@
 // Reads a `./lab bench` result file (docs/results-format.md) into what the
-// timing panel draws.
+// views draw: each kernel version's figure per problem, in any unit, the
+// anchors measured in the same run (the bars view), and the file's timelines
+// (the timeline view).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
-#include "timing_model.hpp"
+#include "timeline_model.hpp"
 
 namespace cudalab::viewer {
 
+// One figure of one version on one problem.
+struct Measurement {
+  std::string version;  // e.g. "v3_coalesced"
+  std::string problem;  // job and shape, e.g. "broadcast_sum 16384x16384"
+  double value = 0;
+  std::string unit;  // "GB/s", "TFLOP/s", ...
+  double time_ms = 0;
+  std::optional<double> fraction;  // value / the anchor `fraction_of`
+  std::string fraction_of;         // that anchor's name in the file
+};
+
+// A reference figure from the same run: the copy bandwidth, PyTorch, cuBLAS.
+struct AnchorFigure {
+  std::string name;  // as in the file: "copy_bandwidth", "pytorch:broadcast_add"
+  double value = 0;
+  std::string unit;
+  std::string problem;  // empty: one figure for the whole run
+};
+
+struct BenchResult {
+  std::string source;  // the file it came from
+  std::string lab, gpu, driver, date;
+  std::vector<Measurement> versions;
+  std::vector<AnchorFigure> anchors;
+  std::vector<Timeline> timelines;  // in ms, titled with the file's timeline names
+};
+
+// The problems present, in the order they first appear.
+std::vector<std::string> problems(const BenchResult& result);
+
 // The result, or a message naming the file and the problem (missing,
-// truncated, another schema) that the viewer shows in its window.
+// truncated, an unknown schema, neither figures nor timelines) that the
+// viewer shows in its window.
 std::variant<BenchResult, std::string> load_bench_result(const std::string& path);
 
 }  // namespace cudalab::viewer

@@ -12,6 +12,39 @@ Rect to_rect(const nlohmann::json& j) {
   return {j.at(0).get<float>(), j.at(1).get<float>(), j.at(2).get<float>(), j.at(3).get<float>()};
 }
 
+nlohmann::json to_json(const std::vector<Rect>& rects) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const Rect& r : rects) j.push_back(to_json(r));
+  return j;
+}
+std::vector<Rect> to_rects(const nlohmann::json& j) {
+  std::vector<Rect> rects;
+  for (const auto& r : j) rects.push_back(to_rect(r));
+  return rects;
+}
+
+nlohmann::json to_json(const Timeline& t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const TimelineRow& row : t.rows) {
+    nlohmann::json spans = nlohmann::json::array();
+    for (const Span& s : row.spans)
+      spans.push_back({{"name", s.name}, {"start", s.start}, {"end", s.end}, {"kind", s.kind}});
+    rows.push_back({{"name", row.name}, {"spans", spans}});
+  }
+  return {{"title", t.title}, {"unit", t.unit}, {"rows", rows}};
+}
+Timeline to_timeline(const nlohmann::json& j) {
+  Timeline t{j.at("title").get<std::string>(), j.at("unit").get<std::string>(), {}};
+  for (const auto& row : j.at("rows")) {
+    TimelineRow r{row.at("name").get<std::string>(), {}};
+    for (const auto& s : row.at("spans"))
+      r.spans.push_back({s.at("name").get<std::string>(), s.at("start").get<double>(),
+                         s.at("end").get<double>(), s.at("kind").get<std::string>()});
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
 }  // namespace
 
 void write_layout(const std::string& path, const DrawnLayout& layout) {
@@ -20,6 +53,11 @@ void write_layout(const std::string& path, const DrawnLayout& layout) {
   j["coalescing_panes"] = {to_json(layout.coalescing_panes[0]),
                            to_json(layout.coalescing_panes[1])};
   j["timing_chart"] = to_json(layout.timing_chart);
+  j["timeline_canvas"] = to_json(layout.timeline_canvas);
+  j["timeline_rows"] = to_json(layout.timeline_rows);
+  if (layout.timeline) j["timeline"] = to_json(*layout.timeline);
+  j["error_plot"] = to_json(layout.error_plot);
+  j["tile_grids"] = to_json(layout.tile_grids);
   std::ofstream out(path);
   out << j.dump(2) << "\n";
   if (!out) throw std::runtime_error("cannot write layout file '" + path + "'");
@@ -35,6 +73,11 @@ DrawnLayout read_layout(const std::string& path) {
     layout.coalescing_panes[0] = to_rect(j.at("coalescing_panes").at(0));
     layout.coalescing_panes[1] = to_rect(j.at("coalescing_panes").at(1));
     layout.timing_chart = to_rect(j.at("timing_chart"));
+    layout.timeline_canvas = to_rect(j.at("timeline_canvas"));
+    layout.timeline_rows = to_rects(j.at("timeline_rows"));
+    if (j.contains("timeline")) layout.timeline = to_timeline(j.at("timeline"));
+    layout.error_plot = to_rect(j.at("error_plot"));
+    layout.tile_grids = to_rects(j.at("tile_grids"));
     return layout;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("layout file '" + path + "': " + e.what());

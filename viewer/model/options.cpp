@@ -43,4 +43,15 @@ std::optional<Dim3> parse_dim3(const std::string& text) {
   return d;
 }
 
+std::optional<std::pair<std::string, std::int64_t>> parse_assignment(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  if (equals == 0 || equals == std::string::npos) return std::nullopt;
+  std::int64_t value = 0;
+  const char* first = text.data() + equals + 1;
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
+  return std::pair{text.substr(0, equals), value};
+}
+
 }  // namespace cudalab::viewer

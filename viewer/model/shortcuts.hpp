@@ -10,7 +10,7 @@ struct Shortcut {
 };
 
 inline constexpr Shortcut kShortcuts[] = {
-    {"1 2 3 4", "indexing, coalescing, timing, help panel"},
+    {"1 2 3 ...", "the tabs from the left (lab 01: indexing, coalescing, timing, help)"},
     {"F1 / H", "help panel"},
     {"R", "run the selected version again"},
     {"[ ]", "previous / next version"},
@@ -23,6 +23,8 @@ inline constexpr Shortcut kShortcuts[] = {
     {"Esc", "indexing: clear the selection"},
     {"left right", "coalescing: previous / next warp"},
     {"up down", "coalescing: previous / next block"},
+    {"left right", "tile walk: previous / next step"},
+    {"up down", "tile walk: previous / next program"},
     {"Ctrl+Q", "quit"},
 };
 

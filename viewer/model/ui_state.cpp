@@ -1,5 +1,6 @@
 #include "ui_state.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "bench_results.hpp"
@@ -7,22 +8,70 @@
 namespace cudalab::viewer {
 
 std::optional<Panel> panel_from_name(const std::string& name) {
-  for (int p = 0; p < 4; ++p)
+  for (int p = 0; p < kPanelCount; ++p)
     if (name == kPanelNames[p]) return static_cast<Panel>(p);
   return std::nullopt;
 }
 
+std::string panel_names() {
+  std::string names;
+  for (int p = 0; p < kPanelCount; ++p) names += (p ? ", " : "") + std::string(kPanelNames[p]);
+  return names;
+}
+
+std::vector<Panel> shown_panels(const UiState& state) {
+  std::vector<Panel> panels;
+  const LabSource* lab = state.lab_source();
+  if (lab == nullptr) panels.push_back(Panel::kBars);
+  const bool file_timelines = state.timing.result && !state.timing.result->timelines.empty();
+  for (int p = 0; p < kPanelCount; ++p) {
+    const auto panel = static_cast<Panel>(p);
+    if (panel == Panel::kHelp || (lab == nullptr && panel == Panel::kBars)) continue;
+    if ((lab != nullptr && shows(*lab, static_cast<View>(p))) ||
+        (panel == Panel::kTimeline && file_timelines))
+      panels.push_back(panel);
+  }
+  panels.push_back(Panel::kHelp);
+  return panels;
+}
+
+bool shown(const UiState& state, Panel panel) {
+  const auto panels = shown_panels(state);
+  return std::find(panels.begin(), panels.end(), panel) != panels.end();
+}
+
+const Timeline* shown_timeline(const UiState& state) {
+  const auto& file = state.timing.result;
+  const std::size_t in_file = file ? file->timelines.size() : 0;
+  const auto choice = state.timeline_view.file_timeline;
+  if (choice && *choice < in_file) return &file->timelines[*choice];
+  if (state.timeline) return &*state.timeline;
+  return in_file > 0 ? &file->timelines.front() : nullptr;
+}
+
+void select_lab(UiState& state, std::size_t index) {
+  state.lab = index;
+  if (const LabSource* lab = state.lab_source()) state.request = default_request(*lab);
+  state.coalescing.compare_version.reset();
+  state.run_pending = true;
+}
+
 namespace {
 
-// Runs on the worker thread: touches nothing but its arguments.
-FinishedRun run_both(const LabSource* lab, RunRequest request, std::size_t compare_version) {
+// Runs on the worker thread: touches nothing but its arguments. The
+// coalescing view's right-hand side is a second run of another version.
+FinishedRun run_both(const LabSource* lab, RunRequest request,
+                     std::optional<std::size_t> compare_version) {
   FinishedRun done;
   RunOutcome outcome = lab->run(request);
   done.error = outcome.error;  // a run can succeed and still report problems
   done.seconds = outcome.seconds;
-  if (!outcome.run) return done;
-  done.current.emplace(std::move(*outcome.run));
-  request.version = compare_version;
+  done.timeline = std::move(outcome.timeline);
+  done.errors = std::move(outcome.errors);
+  done.tiles = std::move(outcome.tiles);
+  if (outcome.run) done.current.emplace(std::move(*outcome.run));
+  if (!done.current || !compare_version) return done;
+  request.version = *compare_version;
   RunOutcome compared = lab->run(request);
   if (compared.run) done.compared.emplace(std::move(*compared.run));
   return done;
@@ -30,13 +79,21 @@ FinishedRun run_both(const LabSource* lab, RunRequest request, std::size_t compa
 
 void take(UiState& state, FinishedRun done) {
   state.run_error = done.error;
-  if (!done.current) {
+  if (!done.has_data()) {
     const LabSource* lab = state.lab_source();
     std::cerr << "cudalab_view: " << lab->title() << " / "
               << lab->versions()[state.request.version].name << ": " << done.error << "\n";
     return;
   }
   state.run_seconds = done.seconds;
+  state.timeline = std::move(done.timeline);
+  state.errors = std::move(done.errors);
+  state.tiles = std::move(done.tiles);
+  if (!done.current) {
+    state.current.reset();
+    state.compared.reset();
+    return;
+  }
   const bool same_shape = state.current && state.current->run.rows == done.current->run.rows &&
                           state.current->run.cols == done.current->run.cols;
   state.current = std::move(done.current);
@@ -60,9 +117,10 @@ void start_pending_run(UiState& state) {
     state.run_error = "no lab is available in this build";
     return;
   }
-  const std::size_t compare =
-      std::min(state.coalescing.compare_version.value_or(lab->default_comparison()),
-               lab->versions().size() - 1);
+  std::optional<std::size_t> compare;
+  if (shows(*lab, View::kCoalescing))
+    compare = std::min(state.coalescing.compare_version.value_or(lab->default_comparison()),
+                       lab->versions().size() - 1);
   state.run_in_flight = std::async(std::launch::async, run_both, lab, state.request, compare);
 }
 
@@ -86,6 +144,8 @@ void load_results(UiState& state, const std::string& path) {
   state.timing.error.clear();
   state.timing.result = std::move(std::get<BenchResult>(loaded));
   state.timing.problem = 0;
+  state.timeline_view.file_timeline.reset();
+  if (!state.timing.result->timelines.empty()) state.timeline_view.file_timeline = 0;
 }
 
 }  // namespace cudalab::viewer

@@ -8,17 +8,28 @@
 #include <string>
 #include <vector>
 
+#include "bench_results.hpp"
 #include "coalescing_model.hpp"
+#include "error_plot_model.hpp"
 #include "indexing_model.hpp"
 #include "kernel_run.hpp"
 #include "lab_source.hpp"
-#include "timing_model.hpp"
+#include "tile_walk_model.hpp"
+#include "timeline_model.hpp"
 
 namespace cudalab::viewer {
 
-enum class Panel { kIndexing, kCoalescing, kTiming, kHelp };
-inline constexpr const char* kPanelNames[] = {"indexing", "coalescing", "timing", "help"};
+// The window's tabs: one per typed view, in View's order, then help.
+enum class Panel { kIndexing, kCoalescing, kBars, kTimeline, kErrors, kTiles, kHelp };
+inline constexpr const char* kPanelNames[] = {"indexing", "coalescing", "timing", "timeline",
+                                              "errors",   "tiles",      "help"};
+inline constexpr int kPanelCount = 7;
 std::optional<Panel> panel_from_name(const std::string& name);
+// "indexing, coalescing, ..., help": for messages.
+std::string panel_names();
+inline Panel panel_of(View view) { return static_cast<Panel>(view); }
+static_assert(static_cast<int>(Panel::kTiles) == static_cast<int>(View::kTiles),
+              "the view tabs come first, in View's order");
 
 // One run as the panels see it, with the derived data computed once.
 struct LoadedRun {
@@ -28,11 +39,16 @@ struct LoadedRun {
   explicit LoadedRun(KernelRun r) : run(std::move(r)), pyramid(run), stats(coverage_stats(run)) {}
 };
 
-// What a run on the worker thread hands back: both sides, derived data built.
+// What a run on the worker thread hands back: both sides, derived data built,
+// and the lab's other views.
 struct FinishedRun {
   std::optional<LoadedRun> current, compared;
+  std::optional<Timeline> timeline;
+  std::optional<ErrorPlot> errors;
+  std::optional<TileWalk> tiles;
   std::string error;
   double seconds = 0;
+  bool has_data() const { return current || timeline || errors || tiles; }
 };
 
 struct IndexingState {
@@ -55,15 +71,33 @@ struct TimingState {
   std::size_t problem = 0;  // index into problems(*result)
 };
 
+// Which timeline the timeline view shows: the last run's, or one of the
+// result file's (loading a file with timelines picks its first).
+struct TimelineState {
+  std::optional<std::size_t> file_timeline;  // unset: the run's
+};
+
+struct TileWalkState {
+  std::size_t step = 0;     // clamped to the walk's steps when drawn
+  std::size_t program = 0;  // whose tiles stand out
+};
+
 // Where the panels drew their content in the last frame (window pixels,
 // x0 y0 x1 y1); the screenshot mode saves it so tests know where to look.
 struct Rect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  float width() const { return x1 - x0; }
+  float height() const { return y1 - y0; }
 };
 struct DrawnLayout {
   Rect indexing_canvas;
   Rect coalescing_panes[2];  // left: the selected version, right: the comparison
   Rect timing_chart;
+  Rect timeline_canvas;              // the time axis spans its width
+  std::vector<Rect> timeline_rows;   // one band per row of the timeline
+  std::optional<Timeline> timeline;  // what was drawn (a run's times differ each time)
+  Rect error_plot;                   // the plot area inside the axes
+  std::vector<Rect> tile_grids;      // one per grid of the tile walk
 };
 
 struct UiState {
@@ -71,7 +105,7 @@ struct UiState {
   bool select_panel_tab = true;  // make `panel` the open tab on the next frame
   bool show_controls = true;
 
-  std::vector<std::unique_ptr<LabSource>> labs;
+  std::vector<std::unique_ptr<LabSource>> labs;  // from available_labs()
   std::size_t lab = 0;
   RunRequest request;
   bool rerun_on_change = true;
@@ -80,16 +114,33 @@ struct UiState {
 
   std::optional<LoadedRun> current;   // the selected version
   std::optional<LoadedRun> compared;  // the coalescing panel's right-hand side
+  std::optional<Timeline> timeline;
+  std::optional<ErrorPlot> errors;
+  std::optional<TileWalk> tiles;
   std::string run_error;
   double run_seconds = 0;
 
   IndexingState indexing;
   CoalescingState coalescing;
   TimingState timing;
+  TimelineState timeline_view;
+  TileWalkState tile_walk;
   DrawnLayout layout;
 
   LabSource* lab_source() const { return labs.empty() ? nullptr : labs[lab].get(); }
 };
+
+// The tabs of the selected lab's views, then help; without a lab, the bars
+// (a result file needs no lab) and help. A result file with timelines adds
+// the timeline.
+std::vector<Panel> shown_panels(const UiState& state);
+bool shown(const UiState& state, Panel panel);
+
+// The timeline the timeline view shows (TimelineState), or nullptr.
+const Timeline* shown_timeline(const UiState& state);
+
+// Makes lab `index` the selected one, with its default request.
+void select_lab(UiState& state, std::size_t index);
 
 // Starts the selected version (and the coalescing panel's comparison) on a
 // worker thread when a run is pending and none is in flight.

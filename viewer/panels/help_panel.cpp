@@ -1,4 +1,4 @@
-// Help: the keyboard shortcuts and what each panel shows.
+// Help: the keyboard shortcuts and what each of the lab's views shows.
 #include <imgui.h>
 
 #include "imgui_colours.hpp"
@@ -6,8 +6,51 @@
 #include "panels.hpp"
 
 namespace cudalab::viewer {
+namespace {
 
-void draw_help_panel(UiState&) {
+struct ViewHelp {
+  Panel panel;
+  const char* text;
+};
+
+constexpr ViewHelp kViewHelp[] = {
+    {Panel::kIndexing,
+     "Indexing: every cell is one element of the output, coloured by the block, warp or thread "
+     "that wrote it. Black cells were never written, red cells were written two or more times: "
+     "both mean the index arithmetic is wrong. Hover a cell to see who wrote it."},
+    {Panel::kCoalescing,
+     "Coalescing: one warp's memory request. Each row is a 128-byte line split into four 32-byte "
+     "sectors; orange sectors had to move. Coloured ticks above are the lanes (lane 0 blue ... "
+     "lane 31 yellow). Efficiency = bytes asked for / bytes moved."},
+    {Panel::kBars,
+     "Timing: each version's figure from a `./lab bench` result file as a bar, against the "
+     "anchors measured in the same run (copy: green, PyTorch: orange), with its fraction of the "
+     "first anchor."},
+    {Panel::kTimeline,
+     "Timeline: one band per row (a stream, a rank, or blocks that ran at once); each box is a "
+     "span from its start to its end, coloured by its kind. Hover a box for its times. It comes "
+     "from the last run, or from the timelines of a result file."},
+    {Panel::kErrors,
+     "Error vs size: each series' error against the problem size, both axes logarithmic (one "
+     "grid line per power of ten). An error of exactly 0 sits on the bottom axis."},
+    {Panel::kTiles,
+     "Tile walk: the kernel's matrices as grids of tiles. At the chosen step the selected "
+     "program's tiles are orange; tiles other programs touch at that step are shaded by how "
+     "many do (teal: one, yellow: the most)."},
+};
+
+}  // namespace
+
+void lab_note(const UiState& state, View view) {
+  const LabSource* lab = state.lab_source();
+  const std::string note = lab ? lab->note(view) : "";
+  if (note.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
+  ImGui::TextWrapped("%s", note.c_str());
+  ImGui::PopStyleColor();
+}
+
+void draw_help_panel(UiState& state) {
   ImGui::TextUnformatted("Keyboard shortcuts (not while typing in a field)");
   if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     for (const Shortcut& s : kShortcuts) {
@@ -20,19 +63,11 @@ void draw_help_panel(UiState&) {
   }
   ImGui::Spacing();
   ImGui::Separator();
-  ImGui::TextWrapped(
-      "Indexing: every cell is one element of the output, coloured by the block, warp or thread "
-      "that wrote it. Black cells were never written, red cells were written two or more times: "
-      "both mean the index arithmetic is wrong. Hover a cell to see who wrote it.");
-  ImGui::Spacing();
-  ImGui::TextWrapped(
-      "Coalescing: one warp's memory request. Each row is a 128-byte line split into four 32-byte "
-      "sectors; orange sectors had to move. Coloured ticks above are the lanes (lane 0 blue ... "
-      "lane 31 yellow). Efficiency = bytes asked for / bytes moved.");
-  ImGui::Spacing();
-  ImGui::TextWrapped(
-      "Timing: bandwidth of each version from a `./lab bench` result file, against the "
-      "device-to-device copy (green) and PyTorch (orange) measured in the same run.");
+  for (const ViewHelp& help : kViewHelp) {
+    if (!shown(state, help.panel)) continue;
+    ImGui::TextWrapped("%s", help.text);
+    ImGui::Spacing();
+  }
 }
 
 }  // namespace cudalab::viewer

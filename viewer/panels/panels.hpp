@@ -1,4 +1,4 @@
-// One function per panel; the frame (app.cpp) is a list of them.
+// One function per view; the frame (app.cpp) is a list of them.
 #pragma once
 
 #include "model/ui_state.hpp"
@@ -8,7 +8,13 @@ namespace cudalab::viewer {
 void draw_run_controls(UiState& state);
 void draw_indexing_panel(UiState& state);
 void draw_coalescing_panel(UiState& state);
-void draw_timing_panel(UiState& state);
+void draw_bars_panel(UiState& state);
+void draw_timeline_panel(UiState& state);
+void draw_error_plot_panel(UiState& state);
+void draw_tile_walk_panel(UiState& state);
 void draw_help_panel(UiState& state);
+
+// The lab's note on `view`, if it has one, wrapped under the view.
+void lab_note(const UiState& state, View view);
 
 }  // namespace cudalab::viewer

@@ -1,7 +1,9 @@
-// Left sidebar: which lab and version to run, on what shape and launch
-// configuration; the outcome of the last run, errors included.
+// Left sidebar: which lab and version to run, with which of the lab's
+// parameters and launch configuration; the outcome of the last run, errors
+// included.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "imgui_colours.hpp"
@@ -22,9 +24,9 @@ bool input_u32(const char* label, std::uint32_t& value, std::uint32_t min_value)
   return changed;
 }
 
-bool input_u64(const char* label, std::uint64_t& value) {
-  const bool changed = ImGui::InputScalar(label, ImGuiDataType_U64, &value);
-  if (value < 1) value = 1;
+bool input_parameter(const Parameter& p, std::int64_t& value) {
+  const bool changed = ImGui::InputScalar(p.label.c_str(), ImGuiDataType_S64, &value);
+  value = std::clamp(value, p.min, p.max);
   return changed;
 }
 
@@ -33,10 +35,9 @@ bool lab_and_version(UiState& state) {
   const LabSource* lab = state.lab_source();
   if (ImGui::BeginCombo("lab", lab ? lab->title().c_str() : "(none)")) {
     for (std::size_t i = 0; i < state.labs.size(); ++i)
-      if (ImGui::Selectable(state.labs[i]->title().c_str(), i == state.lab)) {
-        changed |= i != state.lab;
-        state.lab = i;
-        state.request.version = 0;
+      if (ImGui::Selectable(state.labs[i]->title().c_str(), i == state.lab) && i != state.lab) {
+        select_lab(state, i);
+        changed = true;
       }
     ImGui::EndCombo();
   }
@@ -59,36 +60,37 @@ bool lab_and_version(UiState& state) {
   return changed;
 }
 
-bool shape_and_launch(UiState& state) {
+bool parameters(UiState& state, const LabSource& lab) {
   RunRequest& r = state.request;
   bool changed = false;
-  section("problem shape");
-  changed |= input_u64("rows (x)", r.rows);
-  changed |= input_u64("cols (y)", r.cols);
-  const struct {
-    const char* label;
-    std::uint64_t rows, cols;
-  } presets[] = {
-      {"7x37", 7, 37}, {"64x100", 64, 100}, {"300x301", 300, 301}, {"1024x1024", 1024, 1024}};
-  for (const auto& p : presets) {
-    if (ImGui::SmallButton(p.label)) {
-      r.rows = p.rows;
-      r.cols = p.cols;
+  const auto all = lab.parameters();
+  if (all.empty()) return false;
+  section("problem");
+  for (std::size_t i = 0; i < all.size() && i < r.values.size(); ++i)
+    changed |= input_parameter(all[i], r.values[i]);
+  const auto presets = lab.presets();
+  for (const Preset& p : presets) {
+    if (ImGui::SmallButton(p.label.c_str()) && p.values.size() == r.values.size()) {
+      r.values = p.values;
       changed = true;
     }
     ImGui::SameLine();
   }
-  ImGui::NewLine();
+  if (!presets.empty()) ImGui::NewLine();
+  return changed;
+}
 
+bool launch(UiState& state, const LabSource& lab) {
+  RunRequest& r = state.request;
+  bool changed = false;
   section("launch");
   changed |= input_u32("blockDim.x", r.block.x, 1);
   changed |= input_u32("blockDim.y", r.block.y, 1);
-  changed |= ImGui::Checkbox("grid from the shape", &r.auto_grid);
+  changed |= ImGui::Checkbox("grid from the problem", &r.auto_grid);
   tooltip_for_last_item(
-      "Use the lab's own grid for this shape (enough blocks of blockDim.x "
+      "Use the lab's own grid for this problem (for lab 01: enough blocks of blockDim.x "
       "threads to cover every element, split into y when x would pass 65535).");
-  const LabSource* lab = state.lab_source();
-  const bool grid_from_viewer = lab && lab->versions()[r.version].grid_from_viewer;
+  const bool grid_from_viewer = lab.versions()[r.version].grid_from_viewer;
   if (!grid_from_viewer) {
     ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
     ImGui::TextWrapped("this version's code picks its own grid");
@@ -113,6 +115,8 @@ void run_outcome(const UiState& state) {
                 run.block.x, run.block.y, run.block.z);
     ImGui::Text("%llu elements, emulated in %.0f ms",
                 static_cast<unsigned long long>(run.elements()), state.run_seconds * 1e3);
+  } else if (state.timeline || state.errors || state.tiles) {
+    ImGui::Text("emulated in %.0f ms", state.run_seconds * 1e3);
   }
   if (!state.run_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
@@ -125,7 +129,10 @@ void run_outcome(const UiState& state) {
 
 void draw_run_controls(UiState& state) {
   bool changed = lab_and_version(state);
-  changed |= shape_and_launch(state);
+  if (const LabSource* lab = state.lab_source()) {
+    changed |= parameters(state, *lab);
+    if (lab->has_launch_config()) changed |= launch(state, *lab);
+  }
   ImGui::Separator();
   if (ImGui::Button("Run (R)")) state.run_pending = true;
   ImGui::SameLine();

@@ -31,11 +31,27 @@ TEST(BenchResults, ReadsTheSampleFile) {
   const auto loaded = load_bench_result(kSample);
   ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
   const BenchResult& r = std::get<BenchResult>(loaded);
-  EXPECT_EQ(r.versions.size(), 5u);
-  EXPECT_DOUBLE_EQ(*r.copy_gbps, 4190.0);
-  EXPECT_DOUBLE_EQ(*r.pytorch_gbps, 2820.0);
+  ASSERT_EQ(r.versions.size(), 5u);
+  EXPECT_EQ(r.versions[1].unit, "GB/s");
+  EXPECT_DOUBLE_EQ(*r.versions[1].fraction, 0.876);
+  EXPECT_EQ(r.versions[1].fraction_of, "copy_bandwidth");
+  ASSERT_EQ(r.anchors.size(), 2u);
+  EXPECT_EQ(r.anchors[0].name, "copy_bandwidth");
+  EXPECT_DOUBLE_EQ(r.anchors[0].value, 4190.0);
+  EXPECT_DOUBLE_EQ(r.anchors[1].value, 2820.0);
   EXPECT_EQ(problems(r).front(), "broadcast_sum 16384x16384");
   EXPECT_EQ(r.driver, "13.0");
+}
+
+TEST(BenchResults, PytorchFiguresBecomeAnchorsOfTheirProblem) {
+  const std::string h200 = std::string(CUDALAB_RESULTS_DIR) + "/lab01-h200-2026-11-29.json";
+  const auto loaded = load_bench_result(h200);
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  const BenchResult& r = std::get<BenchResult>(loaded);
+  EXPECT_EQ(r.versions.size(), 20u);  // 4 versions x 5 problems
+  std::size_t per_problem = 0;
+  for (const AnchorFigure& a : r.anchors) per_problem += !a.problem.empty();
+  EXPECT_EQ(per_problem, 5u);
 }
 
 // The sample is a version 1 file; the writer writes version 2.
@@ -47,9 +63,42 @@ TEST(BenchResults, ReadsTheSampleRewrittenAsVersion2) {
   std::filesystem::remove(path);
   ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
   const BenchResult& r = std::get<BenchResult>(loaded);
-  EXPECT_EQ(r.versions.size(), 5u);
-  EXPECT_DOUBLE_EQ(*r.copy_gbps, 4190.0);
-  EXPECT_DOUBLE_EQ(*r.pytorch_gbps, 2820.0);
+  ASSERT_EQ(r.versions.size(), 5u);
+  EXPECT_DOUBLE_EQ(*r.versions[1].fraction, 0.876);
+  EXPECT_EQ(r.versions[1].fraction_of, "copy_bandwidth");
+  ASSERT_EQ(r.anchors.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.anchors[0].value, 4190.0);
+  EXPECT_DOUBLE_EQ(r.anchors[1].value, 2820.0);
+}
+
+// A file of timelines only (a streams experiment) is a result too; its
+// timelines open in the timeline view whatever the lab shows.
+TEST(BenchResults, TimelinesOfAFileOpenInTheTimelineView) {
+  ResultFile file = new_result("streams_bench", "", 0, nullptr);
+  cudalab::Timeline streams{"2 streams", {}};
+  streams.rows.push_back({"stream 1", {{"matmul", 0.5, 20.5, "kernel"}}});
+  streams.rows.push_back({"stream 2", {{"copy in", 0.0, 3.25, "copy"}}});
+  file.add_timeline(streams);
+  const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_timeline.json";
+  write_result(path, file);
+  const auto loaded = load_bench_result(path.string());
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  const BenchResult& r = std::get<BenchResult>(loaded);
+  ASSERT_EQ(r.timelines.size(), 1u);
+  EXPECT_EQ(r.timelines[0].title, "2 streams");
+  EXPECT_EQ(r.timelines[0].unit, "ms");
+  ASSERT_EQ(r.timelines[0].rows.size(), 2u);
+  EXPECT_EQ(r.timelines[0].rows[1].spans[0].name, "copy in");
+  EXPECT_DOUBLE_EQ(r.timelines[0].rows[1].spans[0].end, 3.25);
+  EXPECT_EQ(r.timelines[0].rows[0].spans[0].kind, "kernel");
+
+  UiState state;  // no lab: the bars tab, then the file's timeline
+  load_results(state, path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(shown_panels(state),
+            (std::vector<Panel>{Panel::kBars, Panel::kTimeline, Panel::kHelp}));
+  ASSERT_NE(shown_timeline(state), nullptr);
+  EXPECT_EQ(shown_timeline(state)->title, "2 streams");
 }
 
 TEST(BenchResults, MissingFileIsAMessage) {

@@ -5,14 +5,25 @@
 //   coalescing  as many touched-sector boxes in each pane as the model's
 //               sectors for warp 0 of block 0 at the store
 //   timing      one bar per version of the first problem; no chart for a bad file
+//   timeline    one span per block of the samples' matmul, each drawn in its
+//               kind's colour where the model places it (the viewer saves the
+//               timeline it drew: block times differ from run to run); with
+//               --results, exactly the file's first timeline
+//   errors      every point of every series in its series' colour where the
+//               log axes place it
+//   tiles       every tile in the colour the model gives it at the step shown
 // Every panel must also not be blank. Exit status 0: pass; 1: mismatch.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <set>
 #include <tuple>
 
+#include "emulator_samples.hpp"
+#include "model/bars_model.hpp"
 #include "model/bench_results.hpp"
 #include "model/coalescing_model.hpp"
 #include "model/indexing_model.hpp"
@@ -84,15 +95,23 @@ int regions_of(const Image& image, Area a, Rgba colour, int min_pixels) {
   return regions;
 }
 
-KernelRun run_for(const RunRequest& request) {
-  const auto labs = available_labs();
-  RunOutcome out = labs.front()->run(request);
-  if (!out.run) throw std::runtime_error("the model cannot run this request: " + out.error);
+RunOutcome run(const LabSource& lab, const RunRequest& request) {
+  RunOutcome out = lab.run(request);
+  if (!out.has_data()) throw std::runtime_error("the model cannot run this request: " + out.error);
+  return out;
+}
+
+KernelRun run_for(const LabSource& lab, const RunRequest& request) {
+  RunOutcome out = run(lab, request);
+  if (!out.run) throw std::runtime_error("the lab's run has no element grid");
   return std::move(*out.run);
 }
 
-void check_indexing(const Image& image, const DrawnLayout& layout, const RunRequest& request) {
-  const KernelRun run = run_for(request);
+bool same_rgb(Rgba a, Rgba b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+void check_indexing(const Image& image, const DrawnLayout& layout, const LabSource& lab,
+                    const RunRequest& request) {
+  const KernelRun run = run_for(lab, request);
   const Area canvas = area(image, layout.indexing_canvas);
   const auto counts = colour_counts(image, canvas);
   std::size_t block_colours = 0;
@@ -114,11 +133,11 @@ void check_indexing(const Image& image, const DrawnLayout& layout, const RunRequ
              " > 0 doubly written elements");
 }
 
-void check_coalescing(const Image& image, const DrawnLayout& layout, RunRequest request) {
-  const auto labs = available_labs();
-  const KernelRun left = run_for(request);
-  request.version = labs.front()->default_comparison();
-  const KernelRun right = run_for(request);
+void check_coalescing(const Image& image, const DrawnLayout& layout, const LabSource& lab,
+                      RunRequest request) {
+  const KernelRun left = run_for(lab, request);
+  request.version = lab.default_comparison();
+  const KernelRun right = run_for(lab, request);
   const auto left_site = first_store_site(left);
   if (!left_site) throw std::runtime_error("the kernel stores nothing");
   const auto right_site = corresponding_site(left, *left_site, right);
@@ -146,7 +165,7 @@ void check_timing(const Image& image, const DrawnLayout& layout, const std::stri
     return;
   }
   const BenchResult& r = std::get<BenchResult>(loaded);
-  const TimingChart chart = chart_for_problem(r, problems(r).front());
+  const BarChart chart = bars_for_problem(r, problems(r).front());
   // Bars are counted as bands of rows holding bar pixels: the anchor lines
   // cross the bars and would split them into several regions.
   const Area chart_area = area(image, layout.timing_chart);
@@ -159,17 +178,164 @@ void check_timing(const Image& image, const DrawnLayout& layout, const std::stri
     bars += row_has_bar && !in_bar;
     in_bar = row_has_bar;
   }
-  expect(bars == static_cast<int>(chart.versions.size()),
+  expect(bars == static_cast<int>(chart.bars.size()),
          "timing: " + std::to_string(bars) + " bars drawn, the file has " +
-             std::to_string(chart.versions.size()) + " versions of " + chart.problem);
+             std::to_string(chart.bars.size()) + " versions of " + chart.problem);
+}
+
+bool same_spans(const Timeline& a, const Timeline& b) {
+  if (a.rows.size() != b.rows.size()) return false;
+  for (std::size_t r = 0; r < a.rows.size(); ++r) {
+    const auto &x = a.rows[r].spans, &y = b.rows[r].spans;
+    if (x.size() != y.size()) return false;
+    for (std::size_t s = 0; s < x.size(); ++s)
+      if (x[s].name != y[s].name || x[s].start != y[s].start || x[s].end != y[s].end) return false;
+  }
+  return true;
+}
+
+// `model`: a timeline of the same run (same spans, other times), or with
+// `exact` the very timeline the viewer must have drawn (from a result file).
+void check_timeline(const Image& image, const DrawnLayout& layout, const Timeline& model,
+                    bool exact) {
+  if (!layout.timeline) throw std::runtime_error("the layout file holds no drawn timeline");
+  const Timeline& drawn = *layout.timeline;
+  if (exact) expect(same_spans(drawn, model), "timeline: the spans drawn are the file's");
+  std::size_t model_spans = 0, drawn_spans = 0;
+  for (const TimelineRow& row : model.rows) model_spans += row.spans.size();
+  for (const TimelineRow& row : drawn.rows) drawn_spans += row.spans.size();
+  expect(drawn_spans == model_spans, "timeline: " + std::to_string(drawn_spans) +
+                                         " spans drawn, a run of the model has " +
+                                         std::to_string(model_spans));
+  expect(layout.timeline_rows.size() == drawn.rows.size(),
+         "timeline: " + std::to_string(layout.timeline_rows.size()) + " row bands for " +
+             std::to_string(drawn.rows.size()) + " rows");
+  const TimeRange range = extent(drawn);
+  const Rect& canvas = layout.timeline_canvas;
+  int misplaced = 0;
+  std::string first;
+  for (std::size_t r = 0; r < drawn.rows.size() && r < layout.timeline_rows.size(); ++r) {
+    const Rect& band = layout.timeline_rows[r];
+    for (const Span& span : drawn.rows[r].spans) {
+      const SpanPixels p = span_pixels(span, range, canvas.width());
+      const int x = static_cast<int>(canvas.x0 + (p.x0 + p.x1) / 2);
+      const int y = static_cast<int>((band.y0 + band.y1) / 2);
+      if (same_rgb(image.at(x, y), span_colour(drawn, span))) continue;
+      if (misplaced++ == 0)
+        first = " (first: " + describe_span(drawn, span) + " at pixel " + std::to_string(x) + "," +
+                std::to_string(y) + ")";
+    }
+  }
+  expect(misplaced == 0, "timeline: " + std::to_string(misplaced) +
+                             " spans not in their colour where the model places them" + first);
+}
+
+void check_errors(const Image& image, const DrawnLayout& layout, const ErrorPlot& plot) {
+  const Rect& area = layout.error_plot;
+  expect(area.width() > 0 && area.height() > 0, "errors: a plot area was drawn");
+  const LogAxis x = x_axis(plot), y = y_axis(plot);
+  auto pixel = [&](PlotPoint p) {
+    const PlotPixel px = point_pixel(x, y, p, area.width(), area.height());
+    return std::pair{static_cast<int>(area.x0 + px.x), static_cast<int>(area.y0 + px.y)};
+  };
+  int points = 0, misplaced = 0;
+  for (std::size_t s = 0; s < plot.series.size(); ++s)
+    for (const PlotPoint& p : plot.series[s].points) {
+      const auto [px, py] = pixel(p);
+      // A later series' marker drawn over this one hides it.
+      bool hidden = false;
+      for (std::size_t later = s + 1; later < plot.series.size(); ++later)
+        for (const PlotPoint& q : plot.series[later].points) {
+          const auto [qx, qy] = pixel(q);
+          hidden |= std::abs(qx - px) <= 9 && std::abs(qy - py) <= 9;
+        }
+      if (hidden) continue;
+      ++points;
+      misplaced += !same_rgb(image.at(px, py), series_colour(s));
+    }
+  expect(points > 0 && misplaced == 0,
+         "errors: " + std::to_string(points - misplaced) + " of " + std::to_string(points) +
+             " visible points in their series' colour where the log axes place them");
+}
+
+void check_tiles(const Image& image, const DrawnLayout& layout, const TileWalk& walk,
+                 std::size_t step, std::size_t program) {
+  expect(layout.tile_grids.size() == walk.grids.size(),
+         "tiles: " + std::to_string(layout.tile_grids.size()) + " grids drawn, the walk has " +
+             std::to_string(walk.grids.size()));
+  step = std::min(step, step_count(walk) - 1);
+  int tiles = 0, wrong = 0, selected = 0;
+  for (std::size_t g = 0; g < walk.grids.size() && g < layout.tile_grids.size(); ++g) {
+    const TileGrid& grid = walk.grids[g];
+    const Rect& r = layout.tile_grids[g];
+    const float cell = r.width() / grid.cols;
+    const auto counts = touches_at(walk, g, step);
+    const std::uint32_t most = *std::max_element(counts.begin(), counts.end());
+    for (std::uint32_t row = 0; row < grid.rows; ++row)
+      for (std::uint32_t col = 0; col < grid.cols; ++col) {
+        const bool mine = touches(walk, program, step, {static_cast<std::uint32_t>(g), row, col});
+        const Rgba expected = tile_colour(counts[row * grid.cols + col], most, mine);
+        const int x = static_cast<int>(r.x0 + cell * (col + 0.4f));
+        const int y = static_cast<int>(r.y0 + cell * (row + 0.4f));
+        ++tiles;
+        selected += mine;
+        wrong += !same_rgb(image.at(x, y), expected);
+      }
+  }
+  expect(selected > 0, "tiles: program " + std::to_string(program) + " touches " +
+                           std::to_string(selected) + " tiles at step " + std::to_string(step));
+  expect(wrong == 0, "tiles: " + std::to_string(tiles - wrong) + " of " + std::to_string(tiles) +
+                         " tiles in the model's colour");
 }
 
 }  // namespace
 
+// The lab the viewer showed: the emulator samples or one of available_labs().
+std::unique_ptr<LabSource> lab_named(const std::string& name, bool samples) {
+  if (samples) return make_emulator_samples_source();
+  for (auto& lab : available_labs())
+    if (lab->title().rfind(name, 0) == 0) return std::move(lab);
+  return nullptr;
+}
+
+// The request the viewer built from the same arguments.
+RunRequest request_for(const LabSource& lab, const std::string& shape,
+                       const std::vector<std::string>& params, const std::string& block,
+                       const std::string& grid, std::size_t version) {
+  RunRequest request = default_request(lab);
+  auto set = [&](const std::string& name, std::int64_t value) {
+    const auto index = parameter_index(lab, name);
+    if (!index) throw std::runtime_error("no parameter " + name);
+    request.values[*index] = value;
+  };
+  if (!shape.empty()) {
+    const auto extent = parse_extent(shape);
+    if (!extent) throw std::runtime_error("bad --shape");
+    set("rows", static_cast<std::int64_t>(extent->first));
+    set("cols", static_cast<std::int64_t>(extent->second));
+  }
+  for (const std::string& text : params) {
+    const auto assignment = parse_assignment(text);
+    if (!assignment) throw std::runtime_error("bad --param " + text);
+    set(assignment->first, assignment->second);
+  }
+  const auto block_dim = parse_dim3(block);
+  if (!block_dim) throw std::runtime_error("bad --block");
+  request.block = *block_dim;
+  request.version = version;
+  if (!grid.empty()) {
+    request.auto_grid = false;
+    request.grid = parse_dim3(grid).value_or(Dim3{});
+  }
+  return request;
+}
+
 int main(int argc, char** argv) {
-  std::string image_path, layout_path, panel, shape = "64x100", block = "256", grid, results;
-  std::size_t version = 0;
+  std::string image_path, layout_path, panel, shape, block = "256", grid, results;
+  std::vector<std::string> params;
+  std::size_t version = 0, step = 0, program = 0;
   std::string lab = "01";
+  bool samples = false;
   CLI::App cli{"check a cudalab_view screenshot against the model"};
   cli.add_option("--image", image_path)->required();
   cli.add_option("--layout", layout_path)->required();
@@ -177,6 +343,10 @@ int main(int argc, char** argv) {
   cli.add_option("lab,--lab", lab);
   cli.add_option("--version", version);
   cli.add_option("--shape", shape);
+  cli.add_option("--param", params);
+  cli.add_option("--step", step);
+  cli.add_option("--program", program);
+  cli.add_flag("--samples", samples, "the screenshot is of cudalab_view_samples");
   cli.add_option("--block", block);
   cli.add_option("--grid", grid);
   cli.add_option("--results", results);
@@ -193,21 +363,30 @@ int main(int argc, char** argv) {
            "not blank: " + std::to_string(all.size()) + " colours, the commonest covers " +
                std::to_string(100 * dominant / total) + "%");
 
-    RunRequest request;
-    const auto extent = parse_extent(shape);
-    const auto block_dim = parse_dim3(block);
-    if (!extent || !block_dim) throw std::runtime_error("bad --shape or --block");
-    request.rows = extent->first;
-    request.cols = extent->second;
-    request.block = *block_dim;
-    request.version = version;
-    if (!grid.empty()) {
-      request.auto_grid = false;
-      request.grid = parse_dim3(grid).value_or(Dim3{});
-    }
-    if (panel == "indexing") check_indexing(image, layout, request);
-    if (panel == "coalescing") check_coalescing(image, layout, request);
     if (panel == "timing") check_timing(image, layout, results);
+    if (panel == "timeline" && !results.empty()) {  // the result file's timeline
+      const auto loaded = load_bench_result(results);
+      if (const auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);
+      const BenchResult& file = std::get<BenchResult>(loaded);
+      if (file.timelines.empty()) throw std::runtime_error(results + " holds no timeline");
+      check_timeline(image, layout, file.timelines.front(), true);
+      return failures == 0 ? 0 : 1;
+    }
+    if (panel != "indexing" && panel != "coalescing" && panel != "timeline" && panel != "errors" &&
+        panel != "tiles")
+      return failures == 0 ? 0 : 1;
+    const auto source = lab_named(lab, samples);
+    if (!source) throw std::runtime_error("no lab '" + lab + "' in this build");
+    const RunRequest request = request_for(*source, shape, params, block, grid, version);
+    if (panel == "indexing") check_indexing(image, layout, *source, request);
+    if (panel == "coalescing") check_coalescing(image, layout, *source, request);
+    if (panel == "timeline" || panel == "errors" || panel == "tiles") {
+      const RunOutcome out = run(*source, request);
+      if (panel == "timeline" && out.timeline) check_timeline(image, layout, *out.timeline, false);
+      if (panel == "errors" && out.errors) check_errors(image, layout, *out.errors);
+      if (panel == "tiles" && out.tiles) check_tiles(image, layout, *out.tiles, step, program);
+      expect(out.timeline && out.errors && out.tiles, "the samples give all three views");
+    }
   } catch (const std::exception& e) {
     std::cerr << "check_viewer_screenshot: " << e.what() << "\n";
     return 1;

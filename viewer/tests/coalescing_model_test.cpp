@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "model/synthetic_runs.hpp"
+#include "known_runs.hpp"
 
 namespace cudalab::viewer {
 namespace {
@@ -69,12 +69,11 @@ TEST(CoalescingModel, PictureShowsGapsBetweenLines) {
   EXPECT_EQ(picture[1].gap_before, 256u);
 }
 
-TEST(CoalescingModel, LectureStoresVersusCoalescedStores) {
-  const Dim3 grid{25, 1, 1}, block{256, 1, 1};
-  const KernelRun lecture = simulate_lab01(Lab01Mapping::kFixed, grid, block, 64, 100);
-  const KernelRun coalesced = simulate_lab01(Lab01Mapping::kCoalesced, grid, block, 64, 100);
+TEST(CoalescingModel, ColumnWalkStoresVersusRowWalkStores) {
+  const KernelRun column_walk = testing::column_major(64, 100, 256);
+  const KernelRun coalesced = testing::row_major(64, 100, 256);
   const std::uint32_t store = 2;
-  const SiteSummary bad = summarise_site(lecture, store);
+  const SiteSummary bad = summarise_site(column_walk, store);
   const SiteSummary good = summarise_site(coalesced, store);
   EXPECT_EQ(bad.requests, good.requests);
   EXPECT_GT(bad.mean_sectors, 20.0);

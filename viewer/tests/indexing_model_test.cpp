@@ -5,14 +5,27 @@
 #include <set>
 #include <tuple>
 
-#include "model/synthetic_runs.hpp"
+#include "known_runs.hpp"
 
 namespace cudalab::viewer {
 namespace {
 
+using testing::column_major;
+using testing::row_major;
+
 KernelRun fixed(std::uint64_t x, std::uint64_t y, std::uint32_t block) {
-  const std::uint32_t blocks = static_cast<std::uint32_t>((x * y + block - 1) / block);
-  return simulate_lab01(Lab01Mapping::kFixed, {blocks, 1, 1}, {block, 1, 1}, x, y);
+  return column_major(x, y, block);
+}
+
+// Block b starts at element b * block / 2: neighbouring blocks overlap by
+// half a block, and the last half block's worth of elements is never reached.
+KernelRun half_overlapping(std::uint32_t blocks, std::uint32_t block, std::uint64_t x,
+                           std::uint64_t y) {
+  return testing::run_of(blocks, block, x, y, [=](std::uint64_t i) -> std::optional<Cell> {
+    const std::uint64_t element = i / block * (block / 2) + i % block;
+    if (element >= x * y) return std::nullopt;
+    return Cell{element / y, element % y};
+  });
 }
 
 TEST(IndexingModel, FixedKernelWritesEveryElementOnce) {
@@ -23,8 +36,8 @@ TEST(IndexingModel, FixedKernelWritesEveryElementOnce) {
   EXPECT_EQ(s.several, 0u);
 }
 
-TEST(IndexingModel, LectureKernelMissesSomeElementsAndDoublesOthers) {
-  const KernelRun run = simulate_lab01(Lab01Mapping::kLecture, {16, 1, 1}, {64, 1, 1}, 31, 33);
+TEST(IndexingModel, OverlappingBlocksMissSomeElementsAndDoubleOthers) {
+  const KernelRun run = half_overlapping(16, 64, 31, 33);
   const CoverageStats s = coverage_stats(run);
   EXPECT_GT(s.never, 0u);
   EXPECT_GT(s.several, 0u);
@@ -59,8 +72,8 @@ TEST(IndexingModel, PaletteColoursAreDistinctAndNotAnomalies) {
 }
 
 TEST(IndexingModel, SelectionDimsOtherBlocks) {
-  // Coalesced mapping, 8 blocks of 64 threads: block b writes row b.
-  const KernelRun run = simulate_lab01(Lab01Mapping::kCoalesced, {8, 1, 1}, {64, 1, 1}, 8, 64);
+  // Row-major mapping, 8 blocks of 64 threads: block b writes row b.
+  const KernelRun run = row_major(8, 64, 64);
   Selection sel;
   sel.block = 2;
   EXPECT_EQ(cell_colour(run, 2 * 64, ColourBy::kBlock, sel), categorical(2));
@@ -106,11 +119,11 @@ TEST(IndexingModel, ZoomKeepsThePointUnderTheMouse) {
 }
 
 TEST(IndexingModel, DescribesWhoWroteAnElement) {
-  // Lecture kernel, block 64: block 1 thread 0 and block 0 thread 1 both compute i = 1.
-  const KernelRun run = simulate_lab01(Lab01Mapping::kLecture, {4, 1, 1}, {64, 1, 1}, 8, 8);
-  const std::string text = describe_element(run, 1 * 8);  // i = 1 -> j = 1, k = 0
+  // Blocks of 4 overlapping by half: block 0 thread 2 and block 1 thread 0 write element 2.
+  const KernelRun run = half_overlapping(4, 4, 2, 8);
+  const std::string text = describe_element(run, 2);
   EXPECT_NE(text.find("written 2 times"), std::string::npos) << text;
-  EXPECT_NE(text.find("blockIdx (0,0,0) threadIdx (1,0,0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("blockIdx (0,0,0) threadIdx (2,0,0)"), std::string::npos) << text;
   EXPECT_NE(text.find("blockIdx (1,0,0) threadIdx (0,0,0)"), std::string::npos) << text;
 }
 

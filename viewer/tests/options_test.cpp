@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "model/lab_source.hpp"
-
 namespace cudalab::viewer {
 namespace {
 
@@ -23,26 +21,13 @@ TEST(ViewerOptions, ParsesDim3) {
   EXPECT_FALSE(parse_dim3("1,2,3,4").has_value());
 }
 
-TEST(ViewerOptions, RefusesRunsNobodyShouldEmulate) {
-  RunRequest r;
-  r.rows = 10;
-  r.cols = 10;
-  EXPECT_FALSE(validate(r, 1000).has_value());
-  r.block = {2048, 1, 1};
-  EXPECT_NE(validate(r, 1000).value_or("").find("1024"), std::string::npos);
-  r.block = {256, 1, 1};
-  r.rows = 1000;
-  EXPECT_NE(validate(r, 1000).value_or("").find("10000 elements"), std::string::npos);
-}
-
-TEST(ViewerOptions, ModelSourceReportsBadRequestsInsteadOfRunning) {
-  const auto lab = make_lab01_model_source();
-  RunRequest r;
-  r.rows = 0;
-  r.cols = 5;
-  const RunOutcome out = lab->run(r);
-  EXPECT_FALSE(out.run.has_value());
-  EXPECT_NE(out.error.find("empty"), std::string::npos);
+TEST(ViewerOptions, ParsesParameterAssignments) {
+  EXPECT_EQ(parse_assignment("rows=300"), (std::pair<std::string, std::int64_t>{"rows", 300}));
+  EXPECT_EQ(parse_assignment("k=-2"), (std::pair<std::string, std::int64_t>{"k", -2}));
+  EXPECT_FALSE(parse_assignment("rows").has_value());
+  EXPECT_FALSE(parse_assignment("=3").has_value());
+  EXPECT_FALSE(parse_assignment("rows=").has_value());
+  EXPECT_FALSE(parse_assignment("rows=3x").has_value());
 }
 
 }  // namespace

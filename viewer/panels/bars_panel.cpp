@@ -1,13 +1,14 @@
-// Timing: each version's achieved bandwidth at one problem size as bars,
-// against the device-to-device copy and PyTorch measured in the same run.
-// The figures come from a `./lab bench` result file, possibly recorded on
-// another machine.
+// Bars against anchors (the "Timing" tab): each version's figure on one
+// problem as a bar, the anchors measured in the same run (copy, PyTorch) as
+// vertical lines. The figures come from a `./lab bench` result file,
+// possibly recorded on another machine.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cstdio>
 
 #include "imgui_colours.hpp"
+#include "model/bars_model.hpp"
 #include "panels.hpp"
 
 namespace cudalab::viewer {
@@ -35,58 +36,57 @@ void vertical_marker(ImDrawList* dl, float x, float y0, float y1, ImU32 colour, 
   dl->AddText(ImVec2(x + 4, y0), colour, label);
 }
 
-Rect chart(const TimingChart& c) {
+Rect chart(const BarChart& c) {
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float label_w = font * 11, text_w = font * 17;
   const float bar_w = std::max(ImGui::GetContentRegionAvail().x - label_w - text_w, font * 10);
-  const float bar_h = font * 1.5f, pitch = font * 2.1f, top = font * 1.6f;
-  const float height = top + pitch * c.versions.size();
+  const float bar_h = font * 1.5f, pitch = font * 2.1f;
+  const float top = font * (0.6f + c.anchors.size());  // a line per anchor label
+  const float height = top + pitch * c.bars.size();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const double scale = c.max_gbps > 0 ? bar_w / (c.max_gbps * 1.05) : 0;
+  const double scale = c.max_value > 0 ? bar_w / (c.max_value * 1.05) : 0;
   const float x0 = origin.x + label_w;
 
-  for (std::size_t i = 0; i < c.versions.size(); ++i) {
-    const Bar& b = c.versions[i];
+  for (std::size_t i = 0; i < c.bars.size(); ++i) {
+    const Bar& b = c.bars[i];
     const float y = origin.y + top + pitch * i;
     dl->AddText(ImVec2(origin.x, y + (bar_h - font) / 2), ImGui::GetColorU32(ImGuiCol_Text),
                 b.label.c_str());
-    const float len = static_cast<float>(b.bandwidth_gbps * scale);
+    const float len = static_cast<float>(b.value * scale);
     dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + std::max(len, 2.0f), y + bar_h),
                       to_imgui(kVersionBar));
-    char text[96];
-    if (b.fraction_of_copy > 0)
-      std::snprintf(text, sizeof text, "%.0f GB/s  %.0f%% of copy  %.3f ms", b.bandwidth_gbps,
-                    b.fraction_of_copy * 100, b.time_ms);
-    else
-      std::snprintf(text, sizeof text, "%.0f GB/s  %.3f ms", b.bandwidth_gbps, b.time_ms);
     dl->AddText(ImVec2(x0 + bar_w + font * 0.5f, y + (bar_h - font) / 2),
-                ImGui::GetColorU32(ImGuiCol_Text), text);
+                ImGui::GetColorU32(ImGuiCol_Text), bar_text(c, b).c_str());
   }
-  const float y0 = origin.y, y1 = origin.y + height;
-  char label[64];
-  if (c.copy_gbps) {
-    std::snprintf(label, sizeof label, "copy %.0f GB/s", *c.copy_gbps);
-    vertical_marker(dl, x0 + float(*c.copy_gbps * scale), y0, y1, kAnchorCopy, label);
-  }
-  if (c.pytorch_gbps) {
-    std::snprintf(label, sizeof label, "PyTorch %.0f GB/s", *c.pytorch_gbps);
-    vertical_marker(dl, x0 + float(*c.pytorch_gbps * scale), y0 + font, y1, kAnchorPytorch, label);
+  for (std::size_t a = 0; a < c.anchors.size(); ++a) {
+    const AnchorLine& anchor = c.anchors[a];
+    char label[96];
+    std::snprintf(label, sizeof label, "%s %.4g %s", anchor.name.c_str(), anchor.value,
+                  c.unit.c_str());
+    const ImU32 colour = anchor.name == "copy"      ? kAnchorCopy
+                         : anchor.name == "PyTorch" ? kAnchorPytorch
+                                                    : kAnchorOther;
+    vertical_marker(dl, x0 + float(anchor.value * scale), origin.y + font * a, origin.y + height,
+                    colour, label);
   }
   ImGui::Dummy(ImVec2(label_w + bar_w + text_w, height));
-  return {x0, origin.y + top, x0 + bar_w, y1};
+  return {x0, origin.y + top, x0 + bar_w, origin.y + height};
 }
 
 }  // namespace
 
-void draw_timing_panel(UiState& state) {
+void draw_bars_panel(UiState& state) {
   file_row(state);
   TimingState& t = state.timing;
   if (!t.result) {
+    const LabSource* lab = state.lab_source();
+    const std::string number = lab ? lab->title().substr(0, lab->title().find(' ')) : "NN";
     ImGui::Spacing();
     ImGui::TextWrapped(
-        "No result file loaded. Run `./lab bench 01` on a machine with a GPU; it writes a result "
-        "file you can copy here and open with `./lab view 01 --results FILE` or the box above.");
+        "No result file loaded. Run `./lab bench %s` on a machine with a GPU; it writes a result "
+        "file you can copy here and open with `./lab view %s --results FILE` or the box above.",
+        number.c_str(), number.c_str());
     state.layout.timing_chart = {};
     return;
   }
@@ -108,11 +108,9 @@ void draw_timing_panel(UiState& state) {
   ImGui::SameLine();
   ImGui::TextColored(ImVec4(0.63f, 0.65f, 0.69f, 1), "(%zu problems)", all_problems.size());
   ImGui::Spacing();
-  state.layout.timing_chart = chart(chart_for_problem(r, all_problems[t.problem]));
+  state.layout.timing_chart = chart(bars_for_problem(r, all_problems[t.problem]));
   ImGui::Spacing();
-  ImGui::TextWrapped(
-      "Bandwidth = bytes the kernel must move (read a, read b, write a) / time. The copy line is "
-      "cudaMemcpy device-to-device in the same run: the practical ceiling.");
+  lab_note(state, View::kBars);
 }
 
 }  // namespace cudalab::viewer

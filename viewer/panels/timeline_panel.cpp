@@ -1,0 +1,118 @@
+// Timeline: one band per row (a stream, a rank, blocks that ran at once),
+// each span a box from its start to its end, coloured by its kind, on a
+// shared time axis fitted to the whole run. Hover a span for its times. The
+// timeline comes from the last run or from the loaded result file.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "imgui_colours.hpp"
+#include "panels.hpp"
+
+namespace cudalab::viewer {
+namespace {
+
+void legend(const Timeline& timeline) {
+  for (const std::string& kind : kinds(timeline)) {
+    if (kind.empty()) continue;
+    const float s = ImGui::GetFontSize();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(
+        p, ImVec2(p.x + s, p.y + s), to_imgui(span_colour(timeline, Span{"", 0, 0, kind})));
+    ImGui::Dummy(ImVec2(s, s));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(kind.c_str());
+    ImGui::SameLine(0, s);
+  }
+  ImGui::NewLine();
+}
+
+// Picks the last run's timeline or one of the result file's, when there is a choice.
+void source_picker(UiState& state) {
+  const auto& file = state.timing.result;
+  const std::size_t in_file = file ? file->timelines.size() : 0;
+  if (in_file + (state.timeline ? 1 : 0) < 2) return;
+  const Timeline* shown = shown_timeline(state);
+  auto name = [](const Timeline& t) {
+    return t.title.empty() ? std::string("(untitled)") : t.title;
+  };
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 24);
+  if (ImGui::BeginCombo("timeline", shown ? name(*shown).c_str() : "")) {
+    if (state.timeline && ImGui::Selectable("the last run", shown == &*state.timeline))
+      state.timeline_view.file_timeline.reset();
+    for (std::size_t i = 0; i < in_file; ++i)
+      if (ImGui::Selectable(("result file: " + name(file->timelines[i])).c_str(),
+                            shown == &file->timelines[i]))
+        state.timeline_view.file_timeline = i;
+    ImGui::EndCombo();
+  }
+}
+
+void time_axis(ImDrawList* dl, const Rect& canvas, TimeRange range, const std::string& unit) {
+  const float font = ImGui::GetFontSize();
+  dl->AddLine(ImVec2(canvas.x0, canvas.y1), ImVec2(canvas.x1, canvas.y1), kAxis);
+  for (double t : time_ticks(range)) {
+    const float x = canvas.x0 + float((t - range.start) / range.length() * canvas.width());
+    dl->AddLine(ImVec2(x, canvas.y0), ImVec2(x, canvas.y1), kGridLine);
+    char label[32];
+    std::snprintf(label, sizeof label, "%g", t);
+    if (x + 2 + ImGui::CalcTextSize(label).x <= canvas.x1 + font)  // not cut at the edge
+      dl->AddText(ImVec2(x + 2, canvas.y1 + 2), kMutedText, label);
+  }
+  dl->AddText(ImVec2(canvas.x1 - font * 2, canvas.y1 + font * 1.2f), kMutedText, unit.c_str());
+}
+
+}  // namespace
+
+void draw_timeline_panel(UiState& state) {
+  state.layout.timeline_rows.clear();
+  state.layout.timeline.reset();
+  source_picker(state);
+  const Timeline* shown = shown_timeline(state);
+  if (shown == nullptr) {
+    ImGui::TextUnformatted("No timeline yet: press Run, or load a result file that has one.");
+    return;
+  }
+  const Timeline& timeline = *shown;
+  if (!timeline.title.empty()) ImGui::TextWrapped("%s", timeline.title.c_str());
+  legend(timeline);
+
+  const float font = ImGui::GetFontSize();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float label_w = font * 7, axis_h = font * 2.6f;
+  const std::size_t rows = std::max<std::size_t>(timeline.rows.size(), 1);
+  const float pitch = std::clamp((avail.y - axis_h - font * 4) / rows, 6.0f, font * 2.2f);
+  // A margin on the right keeps the last span clear of the window's edge.
+  const Rect canvas{origin.x + label_w, origin.y, origin.x + std::max(avail.x - font, label_w + 64),
+                    origin.y + pitch * rows};
+  ImGui::InvisibleButton("timeline", ImVec2(canvas.x1 - origin.x, canvas.height() + axis_h));
+  const bool hovered = ImGui::IsItemHovered();
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const TimeRange range = extent(timeline);
+  dl->AddRectFilled(ImVec2(canvas.x0, canvas.y0), ImVec2(canvas.x1, canvas.y1), kCanvasBackground);
+  time_axis(dl, canvas, range, timeline.unit);
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (std::size_t r = 0; r < timeline.rows.size(); ++r) {
+    const TimelineRow& row = timeline.rows[r];
+    const Rect band{canvas.x0, canvas.y0 + pitch * r, canvas.x1, canvas.y0 + pitch * (r + 1)};
+    state.layout.timeline_rows.push_back(band);
+    if (pitch >= font)
+      dl->AddText(ImVec2(origin.x, band.y0 + (pitch - font) / 2), kMutedText, row.name.c_str());
+    const float y0 = band.y0 + pitch * 0.15f, y1 = band.y1 - pitch * 0.15f;
+    for (const Span& span : row.spans) {
+      const SpanPixels p = span_pixels(span, range, canvas.width());
+      dl->AddRectFilled(ImVec2(canvas.x0 + float(p.x0), y0), ImVec2(canvas.x0 + float(p.x1), y1),
+                        to_imgui(span_colour(timeline, span)));
+    }
+    if (hovered && mouse.y >= band.y0 && mouse.y < band.y1)
+      if (const auto s = span_at(timeline, r, range, canvas.width(), mouse.x - canvas.x0))
+        tooltip_for_last_item(describe_span(timeline, row.spans[*s]).c_str());
+  }
+  state.layout.timeline_canvas = canvas;
+  state.layout.timeline = timeline;
+}
+
+}  // namespace cudalab::viewer

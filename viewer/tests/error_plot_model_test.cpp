@@ -1,0 +1,58 @@
+#include "model/error_plot_model.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cudalab::viewer {
+namespace {
+
+ErrorPlot sample() {
+  ErrorPlot plot;
+  plot.series = {{"fp32", {{256, 3e-8}, {4096, 2e-6}, {65536, 4e-5}}}, {"tree", {{256, 0}}}};
+  return plot;
+}
+
+TEST(ErrorPlotModel, AxesSpanWholeDecadesAroundThePositiveValues) {
+  const ErrorPlot plot = sample();
+  const LogAxis x = x_axis(plot), y = y_axis(plot);
+  EXPECT_EQ(x.first_decade, 2);
+  EXPECT_EQ(x.last_decade, 5);
+  EXPECT_EQ(y.first_decade, -8);  // the 0 of "tree" is not on a log axis
+  EXPECT_EQ(y.last_decade, -4);
+  EXPECT_EQ(y.ticks().size(), 5u);
+}
+
+TEST(ErrorPlotModel, PositionsAreLogarithmic) {
+  const LogAxis axis{0, 4};
+  EXPECT_DOUBLE_EQ(axis.position(1), 0.0);
+  EXPECT_DOUBLE_EQ(axis.position(100), 0.5);
+  EXPECT_DOUBLE_EQ(axis.position(1e4), 1.0);
+  EXPECT_DOUBLE_EQ(axis.position(0), 0.0);  // zero sits on the lowest decade
+  EXPECT_DOUBLE_EQ(axis.position(1e9), 1.0);
+}
+
+TEST(ErrorPlotModel, ASingleValueStillGetsADecade) {
+  ErrorPlot plot;
+  plot.series = {{"one", {{1000, 1000}}}};
+  const LogAxis x = x_axis(plot);
+  EXPECT_EQ(x.first_decade, 3);
+  EXPECT_EQ(x.last_decade, 4);
+}
+
+TEST(ErrorPlotModel, PixelsGrowDownwardsForSmallerErrors) {
+  const LogAxis x{2, 6}, y{-8, -4};
+  const PlotPixel big = point_pixel(x, y, {1e4, 1e-4}, 400, 200);
+  const PlotPixel small = point_pixel(x, y, {1e4, 1e-8}, 400, 200);
+  EXPECT_DOUBLE_EQ(big.x, 200);
+  EXPECT_DOUBLE_EQ(big.y, 0);
+  EXPECT_DOUBLE_EQ(small.y, 200);
+}
+
+TEST(ErrorPlotModel, SeriesColoursDifferAndLabelsNameTheDecade) {
+  EXPECT_NE(series_colour(0), series_colour(1));
+  EXPECT_NE(series_colour(1), series_colour(2));
+  EXPECT_EQ(decade_label(1e-6), "1e-06");
+  EXPECT_EQ(decade_label(1000), "1e+03");
+}
+
+}  // namespace
+}  // namespace cudalab::viewer
