@@ -19,22 +19,6 @@ namespace cudalab::harness {
          << " elements just outside the output changed: some thread writes out of bounds";
 }
 
-std::string position_text(std::size_t index, const std::vector<std::size_t>& shape) {
-  std::size_t count = 1;
-  for (std::size_t size : shape) count *= size;
-  if (shape.empty() || count == 0 || index >= count) return "[" + std::to_string(index) + "]";
-  std::vector<std::size_t> coordinate(shape.size());
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    coordinate[d] = index % shape[d];
-    index /= shape[d];
-  }
-  std::string text = "(";
-  for (std::size_t d = 0; d < coordinate.size(); ++d) {
-    text += (d == 0 ? "" : ", ") + std::to_string(coordinate[d]);
-  }
-  return text + ")";
-}
-
 std::string coverage_problems(const CoverageSummary& coverage,
                               const std::vector<std::size_t>& shape) {
   if (coverage.unwritten == 0 && coverage.written_more == 0) return "";
@@ -42,7 +26,7 @@ std::string coverage_problems(const CoverageSummary& coverage,
                      std::to_string(coverage.elements) + " elements written 0 times, " +
                      std::to_string(coverage.written_more) + " written 2+ times; first:\n";
   for (const auto& element : coverage.first_wrong) {
-    text += "  element " + position_text(element.index, shape) + " written " +
+    text += "  element " + cudalab::format_index(element.index, shape) + " written " +
             std::to_string(element.writes) + " times" +
             (element.writes == 0 ? std::string() : ": " + element.writers) + "\n";
   }

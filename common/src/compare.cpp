@@ -36,7 +36,7 @@ void validate_comparison(Tolerance tolerance, const std::vector<std::size_t>& sh
 
 }  // namespace detail
 
-std::string Comparison::format_index(std::size_t flat_index) const {
+std::string format_index(std::size_t flat_index, const std::vector<std::size_t>& shape) {
   if (shape.empty()) return "[" + std::to_string(flat_index) + "]";
   std::vector<std::size_t> multi(shape.size());
   for (std::size_t d = shape.size(); d-- > 0;) {
@@ -48,6 +48,10 @@ std::string Comparison::format_index(std::size_t flat_index) const {
     text += (d == 0 ? "" : ", ") + std::to_string(multi[d]);
   }
   return text + ")";
+}
+
+std::string Comparison::format_index(std::size_t flat_index) const {
+  return cudalab::format_index(flat_index, shape);
 }
 
 std::string Comparison::to_string() const {

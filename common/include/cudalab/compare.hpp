@@ -65,6 +65,9 @@ struct Comparison {
   std::string format_index(std::size_t flat_index) const;
 };
 
+// "(3, 17)": flat index 68 of a row-major (5, 17) array; "[68]" without a shape.
+std::string format_index(std::size_t flat_index, const std::vector<std::size_t>& shape);
+
 // The rule for one element; see the top of this file.
 inline bool within_tolerance(double actual, double expected, Tolerance tolerance,
                              bool nan_equals_nan = false) {

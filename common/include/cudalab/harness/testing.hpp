@@ -125,7 +125,4 @@ template <class T>
 std::string coverage_problems(const CoverageSummary& coverage,
                               const std::vector<std::size_t>& shape);
 
-// "(3, 17)" for flat index 68 of a (5, 17) matrix; "[68]" without a shape.
-std::string position_text(std::size_t index, const std::vector<std::size_t>& shape);
-
 }  // namespace cudalab::harness
