@@ -69,8 +69,9 @@ TEST_P(Ex1Index, Ex1_CorrectBeyond65535Blocks) {
 // 2,098,152 (rounding up to whole rows adds 1,357), so the grid holds
 // 2,098,152 * 1024 = 2,148,507,648 threads, 1,024,000 more than 2^31. As an
 // int, their index is negative and passes `i >= size`: they write up to
-// 8.6 GB before a (a fault on the GPU), and the one whose index is -46337^2
-// adds b[0] to a[0] a second time.
+// 8.6 GB before a (an illegal-address fault, unless other memory of the
+// process lies there), and the one whose index is -46337^2 adds b[0] to a[0]
+// a second time, which the values show.
 TEST_P(Ex1Index, Ex1_NearTwoToThe31Elements) {
   if (on_emulator()) GTEST_SKIP() << kGpuOnlyReason;
   const int side = kNearTwoToThe31Side;

@@ -52,7 +52,8 @@ TEST_P(Ex3Coalesced, Ex3_MoreThan65535Blocks) {
 // Close to 2^31 elements in blocks of 1024: the reference's 2-D grid holds
 // 2,148,507,648 threads, 1,024,000 more than 2^31 (the arithmetic is in
 // Ex1_NearTwoToThe31Elements). As an int, their index is negative and passes
-// `i >= size`, and they write a[i], 8 GB before a: a fault on the GPU.
+// `i >= size`, and they write a[i], 8 GB before a: an illegal-address fault
+// on the GPU, unless other memory of the process lies there.
 TEST_P(Ex3Coalesced, Ex3_NearTwoToThe31Elements) {
   if (on_emulator()) GTEST_SKIP() << kGpuOnlyReason;
   const int side = kNearTwoToThe31Side;

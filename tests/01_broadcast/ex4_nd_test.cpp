@@ -143,7 +143,8 @@ TEST_P(Ex4Broadcast, Ex4_LargeShape) {
 // elements (42966 = 2 * 3^2 * 7 * 11 * 31, 49981 = 151 * 331). broadcast_add's
 // 1-D grid in blocks of 1000 has 2,147,484 blocks, 2,147,484,000 threads: 352
 // more than 2^31. As an int, their index is negative and passes `i >= size`,
-// and they write out[i], 8 GB before out: a fault on the GPU.
+// and they write out[i], 8 GB before out: an illegal-address fault on the
+// GPU, unless other memory of the process lies there.
 TEST_P(Ex4Broadcast, Ex4_NearTwoToThe31Elements) {
   if (on_emulator()) GTEST_SKIP() << kGpuOnlyReason;
   constexpr int kRows = 42966;
