@@ -28,6 +28,14 @@ struct Launch2D {
   unsigned block = 256;
 };
 
+// A launch's grid and block as plain numbers (each backend has its own dim3).
+struct Dims3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+struct LaunchDims {
+  Dims3 grid, block;
+};
+
 class Backend : public cudalab::harness::BackendBase {
  public:
   // Exercise 1: a (x, y) += b (y) with the lecture kernel on the given launch shape.
@@ -37,6 +45,9 @@ class Backend : public cudalab::harness::BackendBase {
   // Exercise 2: the same, with the student's launch configuration.
   virtual Observation broadcast_sum(std::vector<float>& a, const std::vector<float>& b, int x,
                                     int y, int block_size, const RunOptions& options = {}) = 0;
+  // Exercise 2's launch arithmetic alone (nothing is launched): what the
+  // student's broadcast_sum_launch_shape returns, or throws.
+  virtual LaunchDims broadcast_sum_launch_shape(int size, int block_size) = 0;
   // Exercise 3: the coalesced mapping.
   virtual Observation broadcast_sum_coalesced(std::vector<float>& a, const std::vector<float>& b,
                                               int x, int y, int block_size,

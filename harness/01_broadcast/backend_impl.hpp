@@ -42,6 +42,12 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     });
   }
 
+  LaunchDims broadcast_sum_launch_shape(int size, int block_size) override {
+    const cudalab::LaunchShape shape = lab01::broadcast_sum_launch_shape(size, block_size);
+    return {{shape.grid.x, shape.grid.y, shape.grid.z},
+            {shape.block.x, shape.block.y, shape.block.z}};
+  }
+
   Observation broadcast_sum_coalesced(std::vector<float>& a, const std::vector<float>& b, int x,
                                       int y, int block_size, const RunOptions& options) override {
     DeviceBuffer<float> b_device(b);

@@ -105,9 +105,10 @@ __global__ void broadcast_add_kernel([[maybe_unused]] global_ptr<T> out,
                                      [[maybe_unused]] global_ptr<const T> b,
                                      [[maybe_unused]] BroadcastIndexing indexing,
                                      [[maybe_unused]] int size) {
-  // TODO(ex4) begin, about 14 lines: out[i] = add_elements(a[...], b[...]) for
-  // this thread's i. (Load an element into a variable of type T before passing
-  // it on: `const T a_value = a[a_offset];`.)
+  // TODO(ex4) begin, about 16 lines: out[i] = add_elements(a[...], b[...]) for
+  // this thread's i, which must not overflow for 2^31 elements (the grid may
+  // then hold more than 2^31 threads). (Load an element into a variable of
+  // type T before passing it on: `const T a_value = a[a_offset];`.)
   // TODO(ex4) end
 }
 

@@ -45,11 +45,12 @@ inline int matrix_size(int x, int y) {
 // makes it so beyond 65535 blocks); blocks are numbered row by row.
 __global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float> b, int x, int y,
                                      int size) {
-  // TODO(ex1) begin, about 1 line: some elements of a are added twice and others
-  // never. Why?
+  // TODO(ex1) begin, about 3 lines: some elements of a are added twice and others
+  // never. Why? The index must not overflow for 2^31 elements either: the grid
+  // then holds more than 2^31 threads.
   const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockIdx.x + threadIdx.x;
-  // TODO(ex1) end
   if (i >= size) return;
+  // TODO(ex1) end
   // The lecture's mapping: thread i takes row i % x, column i / x.
   const int k = i / x % y;
   a[IDX2D(i % x, k, y)] += b[k];
@@ -65,9 +66,10 @@ inline void broadcast_sum_lecture(float* a, const float* b, int x, int y, Launch
 //
 // broadcast_sum_launch_shape: the grid and block for `size` threads in blocks
 // of `block_size` threads.
-// TODO(ex2) begin, about 14 lines: correct for every size and every block size
-// in [1, 1024]. Keep the 2-D grid, or write a grid-stride loop in a kernel of
-// your own (and launch it in broadcast_sum below): the tests accept either.
+// TODO(ex2) begin, about 14 lines: one thread per element (exercise 3 launches
+// with it too) for every size up to INT_MAX and every block size in [1, 1024].
+// Nothing may overflow an int on the way, and the grid may hold more than 2^31
+// threads.
 //
 // The lecture's grid helper, cuda_gridsize, written for its BLOCK of 512
 // threads: a 1-D grid, or a 2-D one once there are more than 65535 blocks.
@@ -105,8 +107,9 @@ inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size
 // write 32 floats that lie y apart.
 __global__ void broadcast_sum_coalesced_kernel(global_ptr<float> a, global_ptr<const float> b,
                                                [[maybe_unused]] int x, int y, int size) {
-  // TODO(ex3) begin, about 3 lines: a copy of the lecture kernel, bugs included.
-  // Fix the index as in exercise 1, then change which element thread i owns.
+  // TODO(ex3) begin, about 5 lines: a copy of the lecture kernel, bugs included.
+  // Fix the index as in exercise 1 (no overflow for 2^31 elements), then change
+  // which element thread i owns.
   const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockIdx.x + threadIdx.x;
   if (i >= size) return;
   const int k = i / x % y;

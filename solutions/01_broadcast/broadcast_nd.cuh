@@ -123,8 +123,13 @@ __global__ void broadcast_add_kernel([[maybe_unused]] global_ptr<T> out,
                                      [[maybe_unused]] global_ptr<const T> b,
                                      [[maybe_unused]] BroadcastIndexing indexing,
                                      [[maybe_unused]] int size) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= size) return;
+  // Counted in 64 bits: rounded up to whole blocks, the grid for close to
+  // 2^31 elements can hold more than 2^31 threads (2^31 - 2 elements in blocks
+  // of 1000: 2^31 + 352), and the last ones' int index would wrap to a
+  // negative value that passes the size check. Below size, it fits an int.
+  const std::int64_t global_thread = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (global_thread >= size) return;
+  const int i = static_cast<int>(global_thread);
   int rest = i;
   int a_offset = 0;
   int b_offset = 0;

@@ -45,8 +45,15 @@ inline int matrix_size(int x, int y) {
 __global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float> b, int x, int y,
                                      int size) {
   // Block (bx, by) is block number bx + by * gridDim.x; each holds blockDim.x threads.
-  const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;
-  if (i >= size) return;
+  // Counted in 64 bits: rounded up to whole blocks and rows of blocks, the
+  // grid for close to 2^31 elements can hold more than 2^31 threads, and the
+  // last ones' 32-bit index would wrap to a negative int that passes the size
+  // check and writes before a. Below size, the index fits an int again (and
+  // int division is cheaper).
+  const std::int64_t global_thread =
+      (blockIdx.x + std::int64_t{blockIdx.y} * gridDim.x) * blockDim.x + threadIdx.x;
+  if (global_thread >= size) return;
+  const int i = static_cast<int>(global_thread);
   // The lecture's mapping: thread i takes row i % x, column i / x.
   const int k = i / x % y;
   a[IDX2D(i % x, k, y)] += b[k];
@@ -100,8 +107,11 @@ __global__ void broadcast_sum_coalesced_kernel(global_ptr<float> a, global_ptr<c
                                                [[maybe_unused]] int x, int y, int size) {
   // Thread i owns element i of a: row i / y, column i % y. The 32 threads of a
   // warp write 32 neighbouring floats (128 bytes, four 32-byte sectors).
-  const int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;
-  if (i >= size) return;
+  // The index in 64 bits, as in exercise 1.
+  const std::int64_t global_thread =
+      (blockIdx.x + std::int64_t{blockIdx.y} * gridDim.x) * blockDim.x + threadIdx.x;
+  if (global_thread >= size) return;
+  const int i = static_cast<int>(global_thread);
   a[IDX2D(i / y, i % y, y)] += b[i % y];
 }
 

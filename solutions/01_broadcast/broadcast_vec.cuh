@@ -59,6 +59,8 @@ __global__ void broadcast_sum_vec4_kernel([[maybe_unused]] global_ptr<float> a,
                                           [[maybe_unused]] global_ptr<const float> b,
                                           [[maybe_unused]] int y,
                                           [[maybe_unused]] Float4Split split) {
+  // An int is enough here: one thread per float4 makes at most about 2^29
+  // threads (2^31 / 4, rounded up to whole blocks), so the index cannot wrap.
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
 
   // Head and tail: at most 3 + 3 single floats, for the first threads.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lab01_test_support.hpp"
+#include "near_two_to_the_31.hpp"
 
 namespace lab01::testing {
 namespace {
@@ -61,6 +62,30 @@ TEST_P(Ex1Index, Ex1_CorrectBeyond65535Blocks) {
   } else {
     expect_correct(4099, 8191, harness::lecture_grid(4099 * 8191, 64));  // 524,611 blocks
   }
+}
+
+// Close to 2^31 elements, on the lecture's grid in blocks of 1024: the
+// 2,147,117,569 elements need 2,096,795 blocks, laid out as 1449 x 1448 =
+// 2,098,152 (rounding up to whole rows adds 1,357), so the grid holds
+// 2,098,152 * 1024 = 2,148,507,648 threads, 1,024,000 more than 2^31. As an
+// int, their index is negative and passes `i >= size`: they write up to
+// 8.6 GB before a (an illegal-address fault, unless other memory of the
+// process lies there), and the one whose index is -46337^2 adds b[0] to a[0]
+// a second time, which the values show.
+TEST_P(Ex1Index, Ex1_NearTwoToThe31Elements) {
+  if (on_emulator()) GTEST_SKIP() << kGpuOnlyReason;
+  const int side = kNearTwoToThe31Side;
+  const harness::Launch2D launch =
+      harness::lecture_grid(static_cast<std::size_t>(side) * side, 1024);
+  ASSERT_GT(std::uint64_t{launch.grid_x} * launch.grid_y * launch.block, std::uint64_t{1} << 31)
+      << "the test needs a grid of more than 2^31 threads";
+  const std::string what = "lecture kernel on a " + shape_text(side, side) + ", grid (" +
+                           std::to_string(launch.grid_x) + ", " + std::to_string(launch.grid_y) +
+                           "), block " + std::to_string(launch.block);
+  expect_square_sum_correct(rng_, side, what,
+                            [&](std::vector<float>& a, const std::vector<float>& b) {
+                              return backend().broadcast_sum_lecture(a, b, side, side, launch);
+                            });
 }
 
 TEST_P(Ex1Index, Ex1_ZeroSizeWritesNothing) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "lab01_test_support.hpp"
+#include "near_two_to_the_31.hpp"
 
 namespace lab01::testing {
 namespace {
@@ -46,6 +47,22 @@ TEST_P(Ex3Coalesced, Ex3_MoreThan65535Blocks) {
     timed.time = true;
     run_and_check(8191, 8209, 256, timed);  // 269 MB, 262,657 blocks
   }
+}
+
+// Close to 2^31 elements in blocks of 1024: the reference's 2-D grid holds
+// 2,148,507,648 threads, 1,024,000 more than 2^31 (the arithmetic is in
+// Ex1_NearTwoToThe31Elements). As an int, their index is negative and passes
+// `i >= size`, and they write a[i], 8 GB before a: an illegal-address fault
+// on the GPU, unless other memory of the process lies there.
+TEST_P(Ex3Coalesced, Ex3_NearTwoToThe31Elements) {
+  if (on_emulator()) GTEST_SKIP() << kGpuOnlyReason;
+  const int side = kNearTwoToThe31Side;
+  const std::string what =
+      "broadcast_sum_coalesced on a " + shape_text(side, side) + " with block size 1024";
+  expect_square_sum_correct(rng_, side, what,
+                            [&](std::vector<float>& a, const std::vector<float>& b) {
+                              return backend().broadcast_sum_coalesced(a, b, side, side, 1024);
+                            });
 }
 
 CUDALAB_ON_BOTH_BACKENDS(Ex3Coalesced);

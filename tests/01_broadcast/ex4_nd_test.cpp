@@ -3,9 +3,12 @@
 // both shapes, before anything is launched or written.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "lab01_test_support.hpp"
+#include "near_two_to_the_31.hpp"
 
 namespace lab01::testing {
 namespace {
@@ -134,6 +137,32 @@ TEST_P(Ex4Broadcast, Ex4_LargeShape) {
     expect_fp32_correct({16, 64, 1, 1031}, {97, 1}, 256);  // 102 M elements
     expect_fp16_correct({8191, 1}, {1, 8209}, 512);        // 67 M elements
   }
+}
+
+// out (42966, 49981) = a (42966, 1) + b (49981): 2,147,483,646 = 2^31 - 2
+// elements (42966 = 2 * 3^2 * 7 * 11 * 31, 49981 = 151 * 331). broadcast_add's
+// 1-D grid in blocks of 1000 has 2,147,484 blocks, 2,147,484,000 threads: 352
+// more than 2^31. As an int, their index is negative and passes `i >= size`,
+// and they write out[i], 8 GB before out: an illegal-address fault on the
+// GPU, unless other memory of the process lies there.
+TEST_P(Ex4Broadcast, Ex4_NearTwoToThe31Elements) {
+  if (on_emulator()) GTEST_SKIP() << kGpuOnlyReason;
+  constexpr int kRows = 42966;
+  constexpr int kColumns = 49981;
+  constexpr int kBlock = 1000;
+  constexpr std::int64_t kSize = std::int64_t{kRows} * kColumns;
+  static_assert(kSize == (std::int64_t{1} << 31) - 2);
+  static_assert((kSize + kBlock - 1) / kBlock * kBlock > (std::int64_t{1} << 31),
+                "the test needs a grid of more than 2^31 threads");
+  const std::vector<float> a = harness::nonzero_values(rng_, kRows);
+  const std::vector<float> b = harness::nonzero_values(rng_, kColumns);
+  std::vector<float> out(static_cast<std::size_t>(kSize),
+                         std::numeric_limits<float>::quiet_NaN());  // poison
+  const std::string what = "broadcast_add (fp32) of [42966, 1] and [49981], block size 1000";
+  const Observation run = backend().broadcast_add(out, a, {kRows, 1}, b, {kColumns}, kBlock);
+  ASSERT_TRUE(ran(run)) << what;
+  EXPECT_TRUE(is_rows_plus_columns(out, a, b, what));
+  EXPECT_TRUE(nothing_written_outside(run, what));
 }
 
 TEST_P(Ex4Broadcast, Ex4_IncompatibleShapesThrowAndWriteNothing) {
