@@ -199,6 +199,11 @@ ExerciseOutcome run_in_child(int number, Where where, int timeout_s) {
   }
   const auto start = std::chrono::steady_clock::now();
   const pid_t child = fork();
+  if (child < 0) {
+    exercise.crash = std::string("could not start the tests: ") + std::strerror(errno);
+    for (int fd : {report_pipe[0], report_pipe[1], output_pipe[0], output_pipe[1]}) close(fd);
+    return exercise;
+  }
   if (child == 0) {
     dup2(report_pipe[1], kReportFd);
     dup2(output_pipe[1], STDOUT_FILENO);
