@@ -20,8 +20,8 @@ POINTS_PER_EXERCISE = 10
 EXERCISE = re.compile(r"\bEx(\d+)_")
 # The line cudalab's test programs print when student code crashes them.
 CRASH = re.compile(r"\*\*\* crashed: (.*)")
-# CUDALAB_TEST_TIMEOUT: ctest's JUnit report does not say "timed out", only
-# that the test failed after this long.
+# ctest's JUnit report does not say "timed out", only that the test failed
+# after this long: CUDALAB_TEST_TIMEOUT, which ./lab grade passes as --timeout.
 TIMEOUT_S = 120
 
 

@@ -21,8 +21,8 @@ namespace cudalab::harness {
 
 class BenchRun {
  public:
-  // Needs a GPU (std::runtime_error naming the reason otherwise); measures
-  // the copy anchor (1 GiB device to device) before anything else.
+  // Needs a GPU (bench_main checks for one first); measures the copy
+  // anchor (1 GiB device to device) before anything else.
   BenchRun(std::string tool, std::string lab, int argc, const char* const* argv, int repeats,
            std::string pytorch_json = "");
   ~BenchRun();

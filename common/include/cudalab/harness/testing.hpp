@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cudalab/compare.hpp"
+#include "cudalab/compare_gtest.hpp"
 #include "cudalab/harness/observation.hpp"
 #include "cudalab/harness/run_log.hpp"
 #include "cudalab/random.hpp"
@@ -105,9 +106,9 @@ template <class T>
   cudalab::CompareOptions options;
   options.shape = shape;
   options.max_reported = 5;
-  const auto comparison = cudalab::compare(actual, expected, tolerance, options);
-  if (comparison.ok) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": wrong result\n" << comparison.to_string();
+  const auto close = cudalab::all_close(actual, expected, tolerance, options);
+  if (close) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": wrong result\n" << close.message();
 }
 
 // Elements outside the output (guards around it) must keep their bits.
