@@ -15,9 +15,17 @@
 # compiler. ROOT: where the four folders are, relative to the source tree
 # (default: the top; tests/sample_lab holds the sample lab CI builds).
 #
+# The harness's backend_emu.cpp and backend_gpu.cu are also built over
+# solutions/ with CUDALAB_REFERENCE=1 (library labNN_backends_reference, in
+# the inline namespaces on_emu_reference / on_gpu_reference), and every test
+# program links it: a test grades one exercise by combining the student's
+# part with the reference's other parts (OnBackend::reference() in
+# cudalab/harness/testing.hpp), so that one mistake fails one exercise.
+#
 # Test names follow <Backend>/<Suite>.Ex<k>_<what>/...; the backend part holds
-# "Emu" or "Gpu", which gives the ctest labels emu and gpu. The tests are
-# compiled once and linked three ways:
+# "Emu" or "Gpu", which gives the ctest labels emu and gpu. A test whose name
+# has no Ex<k>_ (an end-to-end test of the student's code alone) belongs to no
+# exercise. The tests are compiled once and linked three ways:
 #   test_labNN           GoogleTest's runner over the graded code (ctest)
 #   labNN                `./lab run NN`: the same tests, reported per exercise
 #   test_labNN_skeleton  with CUDALAB_CHECK_SKELETONS: over labs/, with one
@@ -85,6 +93,15 @@ function(cudalab_add_lab number name)
   target_include_directories(${lab}_tests PRIVATE "${harness}")
   target_link_libraries(${lab}_tests PRIVATE cudalab::harness)
 
+  # One reference build serves every variant.
+  set(reference ${lab}_backends_reference)
+  add_library(${reference} STATIC "${harness}/backend_emu.cpp" "${harness}/backend_gpu.cu")
+  target_include_directories(${reference} PUBLIC "${harness}" PRIVATE "${root}/solutions/${dir}")
+  target_compile_definitions(${reference} PRIVATE CUDALAB_REFERENCE=1)
+  target_link_libraries(${reference} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
+  set_target_properties(${reference} PROPERTIES
+    CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+
   set(variants graded)
   if(CUDALAB_CHECK_SKELETONS)
     list(APPEND variants skeleton)
@@ -106,7 +123,7 @@ function(cudalab_add_lab number name)
       CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
 
     add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
-    target_link_libraries(${test_target} PRIVATE ${backends} cudalab_harness_main)
+    target_link_libraries(${test_target} PRIVATE ${backends} ${reference} cudalab_harness_main)
     # ENABLE_EXPORTS: the emulator names kernels by looking up their symbols.
     set_target_properties(${test_target} PROPERTIES ENABLE_EXPORTS ON)
   endforeach()
@@ -130,7 +147,7 @@ function(cudalab_add_lab number name)
   set(run_main "${CMAKE_CURRENT_BINARY_DIR}/${lab}_run_main.cpp")
   configure_file("${PROJECT_SOURCE_DIR}/cmake/lab_run_main.cpp.in" "${run_main}" @ONLY)
   add_executable(${lab} "${run_main}" $<TARGET_OBJECTS:${lab}_tests>)
-  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded)
+  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded ${reference})
   set_target_properties(${lab} PROPERTIES ENABLE_EXPORTS ON)
 
   if(EXISTS "${harness}/bench_main.cu")

@@ -21,13 +21,6 @@ using cudalab::harness::Observation;
 using cudalab::harness::RunOptions;
 using Shape = std::vector<std::int64_t>;
 
-// A 2-D grid of 1-D blocks, the launch shape of exercise 1.
-struct Launch2D {
-  unsigned grid_x = 1;
-  unsigned grid_y = 1;
-  unsigned block = 256;
-};
-
 // A launch's grid and block as plain numbers (each backend has its own dim3).
 struct Dims3 {
   unsigned x = 1, y = 1, z = 1;
@@ -40,18 +33,22 @@ class Backend : public cudalab::harness::BackendBase {
  public:
   // Exercise 1: a (x, y) += b (y) with the lecture kernel on the given launch shape.
   virtual Observation broadcast_sum_lecture(std::vector<float>& a, const std::vector<float>& b,
-                                            int x, int y, Launch2D launch,
+                                            int x, int y, LaunchDims launch,
                                             const RunOptions& options = {}) = 0;
-  // Exercise 2: the same, with the student's launch configuration.
+  // Exercises 1 + 2: the same, with the student's launch configuration.
   virtual Observation broadcast_sum(std::vector<float>& a, const std::vector<float>& b, int x,
                                     int y, int block_size, const RunOptions& options = {}) = 0;
   // Exercise 2's launch arithmetic alone (nothing is launched): what the
   // student's broadcast_sum_launch_shape returns, or throws.
   virtual LaunchDims broadcast_sum_launch_shape(int size, int block_size) = 0;
-  // Exercise 3: the coalesced mapping.
+  // Exercises 2 + 3: the coalesced mapping on the student's launch configuration.
   virtual Observation broadcast_sum_coalesced(std::vector<float>& a, const std::vector<float>& b,
                                               int x, int y, int block_size,
                                               const RunOptions& options = {}) = 0;
+  // Exercise 3's kernel alone, on the given launch shape.
+  virtual Observation broadcast_sum_coalesced_on(std::vector<float>& a, const std::vector<float>& b,
+                                                 int x, int y, LaunchDims launch,
+                                                 const RunOptions& options = {}) = 0;
 
   // Exercise 4: the student's shape rule (host code; throws like the lab does).
   virtual Shape broadcast_shapes(const Shape& a, const Shape& b) = 0;
@@ -79,6 +76,12 @@ std::unique_ptr<Backend> make_emulator_backend();
 
 // The GPU backend, or nullptr with `why_not` set when there is no usable GPU.
 std::unique_ptr<Backend> make_gpu_backend(std::string* why_not = nullptr);
+
+// The same two over solutions/, whatever the tests grade: exercise 2's launch
+// shape is graded with the reference kernel, exercise 3's kernel with the
+// reference launch shape.
+std::unique_ptr<Backend> make_reference_emulator_backend();
+std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not = nullptr);
 
 // The lab's host functions on device pointers, as the GPU build compiled
 // them: what the benchmark times (no copies, no checks around them).

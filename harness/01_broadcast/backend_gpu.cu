@@ -1,4 +1,5 @@
 // Lab 01 on the GPU: the lab's .cuh files compiled by nvcc, behind Backend.
+// Built twice, like backend_emu.cpp.
 #include <memory>
 #include <string>
 
@@ -8,9 +9,15 @@
 
 namespace lab01::harness {
 
+#if CUDALAB_REFERENCE
+std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not) {
+  if (!cudalab::harness::gpu_available(why_not)) return nullptr;
+  return std::make_unique<LabBackend>();
+}
+#else
 std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) {
   if (!cudalab::harness::gpu_available(why_not)) return nullptr;
-  return std::make_unique<on_gpu::LabBackend>();
+  return std::make_unique<LabBackend>();
 }
 
 DeviceFunctions gpu_device_functions() {
@@ -23,5 +30,6 @@ DeviceFunctions gpu_device_functions() {
   functions.broadcast_sum_vec4 = lab01::on_gpu::broadcast_sum_vec4;
   return functions;
 }
+#endif
 
 }  // namespace lab01::harness

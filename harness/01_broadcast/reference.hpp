@@ -114,18 +114,27 @@ inline std::vector<std::uint16_t> to_half_bits(const std::vector<float>& values)
 // The lecture's grid helper for any block size: one block per `block`
 // elements, 2-D once there are more than `max_blocks_per_row` blocks (65535 in
 // the lecture; smaller values force a 2-D grid on small inputs).
-inline Launch2D lecture_grid(std::size_t size, unsigned block,
-                             std::size_t max_blocks_per_row = 65535) {
+inline LaunchDims lecture_grid(std::size_t size, unsigned block,
+                               std::size_t max_blocks_per_row = 65535) {
   const std::size_t blocks = std::max<std::size_t>(1, (size + block - 1) / block);
-  Launch2D launch;
-  launch.block = block;
-  launch.grid_x = static_cast<unsigned>(blocks);
+  LaunchDims launch;
+  launch.block.x = block;
+  launch.grid.x = static_cast<unsigned>(blocks);
   if (blocks > max_blocks_per_row) {
-    launch.grid_x = static_cast<unsigned>(
+    launch.grid.x = static_cast<unsigned>(
         std::min<std::size_t>(max_blocks_per_row, std::ceil(std::sqrt(double(blocks)))));
-    launch.grid_y = static_cast<unsigned>((blocks + launch.grid_x - 1) / launch.grid_x);
+    launch.grid.y = static_cast<unsigned>((blocks + launch.grid.x - 1) / launch.grid.x);
   }
   return launch;
+}
+
+// "grid (2, 1, 1), block (256, 1, 1)", for messages.
+inline std::string launch_text(const LaunchDims& launch) {
+  const auto dims = [](const Dims3& d) {
+    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) +
+           ")";
+  };
+  return "grid " + dims(launch.grid) + ", block " + dims(launch.block);
 }
 
 }  // namespace lab01::harness

@@ -15,15 +15,14 @@ const bool titled =
 class Ex1Index : public OnBackend {
  protected:
   // Runs the kernel on `launch` and checks the result against the CPU.
-  void expect_correct(int x, int y, harness::Launch2D launch) {
+  void expect_correct(int x, int y, harness::LaunchDims launch) {
     if (HasFailure()) return;  // report the first failing case only
     const auto size = static_cast<std::size_t>(x) * static_cast<std::size_t>(y);
     std::vector<float> a = rng_.uniform(size, -1.0f, 1.0f);
     const std::vector<float> b = harness::nonzero_values(rng_, static_cast<std::size_t>(y));
     const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
-    const std::string what = "lecture kernel on a " + shape_text(x, y) + ", grid (" +
-                             std::to_string(launch.grid_x) + ", " + std::to_string(launch.grid_y) +
-                             "), block " + std::to_string(launch.block);
+    const std::string what =
+        "lecture kernel on a " + shape_text(x, y) + ", " + harness::launch_text(launch);
     const Observation run = backend().broadcast_sum_lecture(a, b, x, y, launch);
     ASSERT_TRUE(ran(run)) << what;
     EXPECT_TRUE(
@@ -75,13 +74,12 @@ TEST_P(Ex1Index, Ex1_CorrectBeyond65535Blocks) {
 TEST_P(Ex1Index, Ex1_NearTwoToThe31Elements) {
   if (on_emulator()) GTEST_SKIP() << kGpuOnlyReason;
   const int side = kNearTwoToThe31Side;
-  const harness::Launch2D launch =
+  const harness::LaunchDims launch =
       harness::lecture_grid(static_cast<std::size_t>(side) * side, 1024);
-  ASSERT_GT(std::uint64_t{launch.grid_x} * launch.grid_y * launch.block, std::uint64_t{1} << 31)
+  ASSERT_GT(std::uint64_t{launch.grid.x} * launch.grid.y * launch.block.x, std::uint64_t{1} << 31)
       << "the test needs a grid of more than 2^31 threads";
-  const std::string what = "lecture kernel on a " + shape_text(side, side) + ", grid (" +
-                           std::to_string(launch.grid_x) + ", " + std::to_string(launch.grid_y) +
-                           "), block " + std::to_string(launch.block);
+  const std::string what =
+      "lecture kernel on a " + shape_text(side, side) + ", " + harness::launch_text(launch);
   expect_square_sum_correct(rng_, side, what,
                             [&](std::vector<float>& a, const std::vector<float>& b) {
                               return backend().broadcast_sum_lecture(a, b, side, side, launch);
@@ -102,7 +100,7 @@ TEST_P(Ex1Coverage, Ex1_EveryElementWrittenExactlyOnce) {
   const int x = 37;
   const int y = 45;
   for (std::size_t blocks_per_row : {1, 4, 65535}) {
-    const harness::Launch2D launch = harness::lecture_grid(x * y, 64, blocks_per_row);
+    const harness::LaunchDims launch = harness::lecture_grid(x * y, 64, blocks_per_row);
     std::vector<float> a = rng_.uniform(x * y, -1.0f, 1.0f);
     const std::vector<float> b = harness::nonzero_values(rng_, y);
     RunOptions options;
@@ -110,9 +108,8 @@ TEST_P(Ex1Coverage, Ex1_EveryElementWrittenExactlyOnce) {
     const Observation run = backend().broadcast_sum_lecture(a, b, x, y, launch, options);
     ASSERT_TRUE(ran(run));
     ASSERT_TRUE(run.coverage.has_value());
-    const std::string what = "lecture kernel on a " + shape_text(x, y) + ", grid (" +
-                             std::to_string(launch.grid_x) + ", " + std::to_string(launch.grid_y) +
-                             "), block " + std::to_string(launch.block);
+    const std::string what =
+        "lecture kernel on a " + shape_text(x, y) + ", " + harness::launch_text(launch);
     EXPECT_TRUE(written_exactly_once(*run.coverage, y, what));
     if (HasFailure()) return;
   }

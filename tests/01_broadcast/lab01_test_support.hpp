@@ -25,7 +25,9 @@ using harness::RunOptions;
 using harness::Shape;
 
 using OnBackend =
-    cudalab::harness::OnBackend<Backend, harness::make_emulator_backend, harness::make_gpu_backend>;
+    cudalab::harness::OnBackend<Backend, harness::make_emulator_backend, harness::make_gpu_backend,
+                                harness::make_reference_emulator_backend,
+                                harness::make_reference_gpu_backend>;
 
 // fp16 results as floats, so compare() reports readable values.
 inline std::vector<float> half_values(const std::vector<std::uint16_t>& bits) {

@@ -25,21 +25,36 @@
 //
 // Everything whose definition differs between the backends lives in the
 // inline namespace CUDALAB_BACKEND (on_gpu / on_emu), so one test binary can
-// link both builds of a lab without two definitions of one name.
+// link both builds of a lab without two definitions of one name. The same
+// binary also links the lab's reference (solutions/) built a second time,
+// with CUDALAB_REFERENCE=1, in on_gpu_reference / on_emu_reference: the tests
+// grade each exercise against the reference for the parts it does not own.
 #pragma once
 
 #include <cstddef>
 #include <utility>
 
+#ifndef CUDALAB_REFERENCE
+#define CUDALAB_REFERENCE 0
+#endif
+
 #if defined(__CUDACC__)
 #define CUDALAB_GPU 1
+#if CUDALAB_REFERENCE
+#define CUDALAB_BACKEND on_gpu_reference
+#else
 #define CUDALAB_BACKEND on_gpu
+#endif
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #else
 #define CUDALAB_GPU 0
+#if CUDALAB_REFERENCE
+#define CUDALAB_BACKEND on_emu_reference
+#else
 #define CUDALAB_BACKEND on_emu
+#endif
 #include "cudalab/emu/shim.hpp"
 #endif
 

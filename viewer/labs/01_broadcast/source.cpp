@@ -138,13 +138,13 @@ class Lab01Source final : public LabSource {
   }
 
   // The grid the lecture's helper would build, unless the viewer's user chose one.
-  static harness::Launch2D lecture_launch(const RunRequest& r, std::uint64_t rows,
-                                          std::uint64_t cols) {
+  static harness::LaunchDims lecture_launch(const RunRequest& r, std::uint64_t rows,
+                                            std::uint64_t cols) {
     const Dim3 grid = r.auto_grid ? lab01::lecture_grid(rows, cols, r.block) : r.grid;
-    harness::Launch2D launch;
-    launch.block = r.block.x;
-    launch.grid_x = grid.x;
-    launch.grid_y = grid.y;
+    harness::LaunchDims launch;
+    launch.block.x = r.block.x;
+    launch.grid.x = grid.x;
+    launch.grid.y = grid.y;
     return launch;
   }
 

@@ -38,26 +38,27 @@ inline std::string backend_param_name(const ::testing::TestParamInfo<Where>& inf
 }
 
 // Base of every lab suite: GetParam() picks the backend, made once per
-// test program by the lab's two factories.
+// test program by the lab's two factories. The optional reference factories
+// build the same Backend over solutions/ (cmake/CudalabLab.cmake): reference()
+// is then the reference on the same backend, so that a test can grade one
+// exercise's part combined with the reference's other parts.
 template <class Backend, std::unique_ptr<Backend> (*MakeEmulator)(),
-          std::unique_ptr<Backend> (*MakeGpu)(std::string* why_not)>
+          std::unique_ptr<Backend> (*MakeGpu)(std::string* why_not),
+          std::unique_ptr<Backend> (*MakeReferenceEmulator)() = nullptr,
+          std::unique_ptr<Backend> (*MakeReferenceGpu)(std::string* why_not) = nullptr>
 class OnBackend : public ::testing::TestWithParam<Where> {
  protected:
   void SetUp() override {
     take_emulator_reports();  // reports of earlier tests are theirs
-    if (GetParam() == Where::kEmulator) {
-      static const std::unique_ptr<Backend> emulator = MakeEmulator();
-      backend_ = emulator.get();
-      return;
-    }
-    static std::string why_not;
-    static const std::unique_ptr<Backend> gpu = MakeGpu(&why_not);
-    backend_ = gpu.get();
+    std::string why_not;
+    backend_ = made<MakeEmulator, MakeGpu>(&why_not);
     if (backend_ == nullptr) {
       GTEST_SKIP() << "no usable GPU (" << why_not << "); this test runs on the GPU only";
     }
+    if constexpr (MakeReferenceEmulator != nullptr && MakeReferenceGpu != nullptr) {
+      reference_ = made<MakeReferenceEmulator, MakeReferenceGpu>(&why_not);
+    }
   }
-
   void TearDown() override {
     const std::vector<std::string> reports = take_emulator_reports();
     if (reports.empty() || expect_reports_) return;
@@ -69,7 +70,14 @@ class OnBackend : public ::testing::TestWithParam<Where> {
                   << text;
   }
 
+  // The student's code (or whatever CUDALAB_GRADE picks) on this test's backend.
   Backend& backend() { return *backend_; }
+  // solutions/ on this test's backend.
+  Backend& reference() {
+    static_assert(MakeReferenceEmulator != nullptr && MakeReferenceGpu != nullptr,
+                  "reference(): give OnBackend the lab's reference factories");
+    return *reference_;
+  }
   bool on_emulator() const { return GetParam() == Where::kEmulator; }
   // For tests that plant a bug on purpose: emulator reports do not fail them.
   void expect_reports() { expect_reports_ = true; }
@@ -79,7 +87,23 @@ class OnBackend : public ::testing::TestWithParam<Where> {
   ::testing::ScopedTrace seed_trace_{__FILE__, __LINE__, rng_.seed_note()};
 
  private:
+  // One backend of each kind per test program; nullptr with `why_not` set
+  // for a GPU backend where there is no usable GPU.
+  template <std::unique_ptr<Backend> (*MakeEmu)(),
+            std::unique_ptr<Backend> (*MakeGpuBackend)(std::string*)>
+  Backend* made(std::string* why_not) {
+    if (GetParam() == Where::kEmulator) {
+      static const std::unique_ptr<Backend> emulator = MakeEmu();
+      return emulator.get();
+    }
+    static std::string gpu_why_not;
+    static const std::unique_ptr<Backend> gpu = MakeGpuBackend(&gpu_why_not);
+    *why_not = gpu_why_not;
+    return gpu.get();
+  }
+
   Backend* backend_ = nullptr;
+  Backend* reference_ = nullptr;
   bool expect_reports_ = false;
 };
 

@@ -1,4 +1,4 @@
-// Lab 00 on the GPU.
+// Lab 00 on the GPU, built twice like backend_emu.cpp.
 #include <memory>
 #include <string>
 
@@ -7,9 +7,16 @@
 
 namespace lab00::harness {
 
+#if CUDALAB_REFERENCE
+std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not) {
+  if (!cudalab::harness::gpu_available(why_not)) return nullptr;
+  return std::make_unique<LabBackend>();
+}
+#else
 std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) {
   if (!cudalab::harness::gpu_available(why_not)) return nullptr;
-  return std::make_unique<on_gpu::LabBackend>();
+  return std::make_unique<LabBackend>();
 }
+#endif
 
 }  // namespace lab00::harness
