@@ -13,21 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/harness/launch_dims.hpp"
 #include "cudalab/harness/observation.hpp"
 
 namespace lab01::harness {
 
+using cudalab::harness::Dims3;
+using cudalab::harness::LaunchDims;
 using cudalab::harness::Observation;
 using cudalab::harness::RunOptions;
 using Shape = std::vector<std::int64_t>;
-
-// A launch's grid and block as plain numbers (each backend has its own dim3).
-struct Dims3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-struct LaunchDims {
-  Dims3 grid, block;
-};
 
 class Backend : public cudalab::harness::BackendBase {
  public:
@@ -93,9 +88,5 @@ struct DeviceFunctions {
   void (*broadcast_sum_vec4)(float* a, const float* b, int x, int y, int block_size);
 };
 DeviceFunctions gpu_device_functions();
-
-// IEEE binary16 conversions (round to nearest even), for references on the host.
-std::uint16_t float_to_half_bits(float value);
-float half_bits_to_float(std::uint16_t bits);
 
 }  // namespace lab01::harness

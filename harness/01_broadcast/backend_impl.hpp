@@ -26,7 +26,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
  public:
   Observation broadcast_sum_lecture(std::vector<float>& a, const std::vector<float>& b, int x,
                                     int y, LaunchDims launch, const RunOptions& options) override {
-    const cudalab::LaunchShape shape = launch_shape(launch);
+    const cudalab::LaunchShape shape = cudalab::harness::to_launch_shape(launch);
     DeviceBuffer<float> b_device(b);
     return call_on_output(a, options, [&](float* a_device) {
       lab01::broadcast_sum_lecture(a_device, b_device.data(), x, y, shape);
@@ -58,7 +58,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   Observation broadcast_sum_coalesced_on(std::vector<float>& a, const std::vector<float>& b, int x,
                                          int y, LaunchDims launch,
                                          const RunOptions& options) override {
-    const cudalab::LaunchShape shape = launch_shape(launch);
+    const cudalab::LaunchShape shape = cudalab::harness::to_launch_shape(launch);
     const int size = lab01::matrix_size(x, y);
     DeviceBuffer<float> b_device(b);
     return call_on_output(a, options, [&](float* a_device) {
@@ -96,11 +96,6 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
 
  private:
-  static cudalab::LaunchShape launch_shape(const LaunchDims& launch) {
-    return {dim3(launch.grid.x, launch.grid.y, launch.grid.z),
-            dim3(launch.block.x, launch.block.y, launch.block.z)};
-  }
-
   // Host holds the bits of Device (uint16_t for __half).
   template <class Host, class Device>
   static Observation add(std::vector<Host>& out, const std::vector<Host>& a, const Shape& a_shape,

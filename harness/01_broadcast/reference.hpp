@@ -90,25 +90,10 @@ std::vector<T> broadcast_add_reference(const std::vector<T>& a, const Shape& a_s
   return out;
 }
 
-inline std::uint16_t add_half_bits(std::uint16_t a, std::uint16_t b) {
-  return float_to_half_bits(half_bits_to_float(a) + half_bits_to_float(b));
-}
-
 // Values for b whose magnitude is in [0.5, 2): adding b once, twice or never
 // always gives a different float, so a missed or doubled add cannot pass.
 inline std::vector<float> nonzero_values(cudalab::Random& rng, std::size_t n) {
-  std::vector<float> values = rng.uniform(n, 0.5f, 2.0f);
-  const std::vector<int> signs = rng.uniform(n, 0, 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (signs[i] == 1) values[i] = -values[i];
-  }
-  return values;
-}
-
-inline std::vector<std::uint16_t> to_half_bits(const std::vector<float>& values) {
-  std::vector<std::uint16_t> bits(values.size());
-  std::transform(values.begin(), values.end(), bits.begin(), float_to_half_bits);
-  return bits;
+  return rng.signed_uniform(n, 0.5f, 2.0f);
 }
 
 // The lecture's grid helper for any block size: one block per `block`
@@ -126,15 +111,6 @@ inline LaunchDims lecture_grid(std::size_t size, unsigned block,
     launch.grid.y = static_cast<unsigned>((blocks + launch.grid.x - 1) / launch.grid.x);
   }
   return launch;
-}
-
-// "grid (2, 1, 1), block (256, 1, 1)", for messages.
-inline std::string launch_text(const LaunchDims& launch) {
-  const auto dims = [](const Dims3& d) {
-    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) +
-           ")";
-  };
-  return "grid " + dims(launch.grid) + ", block " + dims(launch.block);
 }
 
 }  // namespace lab01::harness

@@ -21,8 +21,7 @@ class Ex1Index : public OnBackend {
     std::vector<float> a = rng_.uniform(size, -1.0f, 1.0f);
     const std::vector<float> b = harness::nonzero_values(rng_, static_cast<std::size_t>(y));
     const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
-    const std::string what =
-        "lecture kernel on a " + shape_text(x, y) + ", " + harness::launch_text(launch);
+    const std::string what = "lecture kernel on a " + shape_text(x, y) + ", " + launch_text(launch);
     const Observation run = backend().broadcast_sum_lecture(a, b, x, y, launch);
     ASSERT_TRUE(ran(run)) << what;
     EXPECT_TRUE(
@@ -79,7 +78,7 @@ TEST_P(Ex1Index, Ex1_NearTwoToThe31Elements) {
   ASSERT_GT(std::uint64_t{launch.grid.x} * launch.grid.y * launch.block.x, std::uint64_t{1} << 31)
       << "the test needs a grid of more than 2^31 threads";
   const std::string what =
-      "lecture kernel on a " + shape_text(side, side) + ", " + harness::launch_text(launch);
+      "lecture kernel on a " + shape_text(side, side) + ", " + launch_text(launch);
   expect_square_sum_correct(rng_, side, what,
                             [&](std::vector<float>& a, const std::vector<float>& b) {
                               return backend().broadcast_sum_lecture(a, b, side, side, launch);
@@ -108,8 +107,7 @@ TEST_P(Ex1Coverage, Ex1_EveryElementWrittenExactlyOnce) {
     const Observation run = backend().broadcast_sum_lecture(a, b, x, y, launch, options);
     ASSERT_TRUE(ran(run));
     ASSERT_TRUE(run.coverage.has_value());
-    const std::string what =
-        "lecture kernel on a " + shape_text(x, y) + ", " + harness::launch_text(launch);
+    const std::string what = "lecture kernel on a " + shape_text(x, y) + ", " + launch_text(launch);
     EXPECT_TRUE(written_exactly_once(*run.coverage, y, what));
     if (HasFailure()) return;
   }

@@ -64,18 +64,19 @@ class Ex4Broadcast : public OnBackend {
   void expect_fp16_correct(const Shape& a_shape, const Shape& b_shape, int block_size) {
     if (HasFailure()) return;  // report the first failing case only
     const auto a =
-        harness::to_half_bits(rng_.uniform(harness::element_count(a_shape), -100.0f, 100.0f));
+        cudalab::to_half_bits(rng_.uniform(harness::element_count(a_shape), -100.0f, 100.0f));
     const auto b =
-        harness::to_half_bits(harness::nonzero_values(rng_, harness::element_count(b_shape)));
+        cudalab::to_half_bits(harness::nonzero_values(rng_, harness::element_count(b_shape)));
     const auto expected =
-        harness::broadcast_add_reference(a, a_shape, b, b_shape, harness::add_half_bits);
+        harness::broadcast_add_reference(a, a_shape, b, b_shape, cudalab::add_half_bits);
     const Shape out_shape = harness::broadcast_result_shape(a_shape, b_shape);
     std::vector<std::uint16_t> out(expected.size(), 0x7e00);  // poison: fp16 NaN
     const std::string what = "broadcast_add (fp16) of " + to_string(a_shape) + " and " +
                              to_string(b_shape) + ", block size " + std::to_string(block_size);
     const Observation run = backend().broadcast_add_half(out, a, a_shape, b, b_shape, block_size);
     ASSERT_TRUE(ran(run)) << what;
-    EXPECT_TRUE(matches(half_values(out), half_values(expected), dims(out_shape), what));
+    EXPECT_TRUE(matches(cudalab::half_bits_to_floats(out), cudalab::half_bits_to_floats(expected),
+                        dims(out_shape), what));
     EXPECT_TRUE(nothing_written_outside(run, what));
   }
 };

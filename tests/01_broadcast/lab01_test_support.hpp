@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "cudalab/half_bits.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "reference.hpp"
 
 namespace lab01::testing {
 
+using cudalab::harness::launch_text;
 using cudalab::harness::matches;
 using cudalab::harness::note;
 using cudalab::harness::nothing_written_outside;
@@ -28,13 +30,6 @@ using OnBackend =
     cudalab::harness::OnBackend<Backend, harness::make_emulator_backend, harness::make_gpu_backend,
                                 harness::make_reference_emulator_backend,
                                 harness::make_reference_gpu_backend>;
-
-// fp16 results as floats, so compare() reports readable values.
-inline std::vector<float> half_values(const std::vector<std::uint16_t>& bits) {
-  std::vector<float> values(bits.size());
-  for (std::size_t i = 0; i < bits.size(); ++i) values[i] = harness::half_bits_to_float(bits[i]);
-  return values;
-}
 
 // Every element of an output of `y` columns written by exactly one thread
 // (emulator trace); y = 0 reports flat indices.

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 
 namespace {
 
@@ -49,6 +50,20 @@ TEST(Random, UniformStaysInHalfOpenRangeAndFillsIt) {
   EXPECT_GT(*high, 2.99f);
   const double mean = std::accumulate(x.begin(), x.end(), 0.0) / x.size();
   EXPECT_NEAR(mean, 2.5, 0.01);  // standard error ~0.0009
+}
+
+TEST(Random, SignedUniformHasBothSignsAndMagnitudesInRange) {
+  cudalab::Random rng(7);
+  const std::vector<float> values = rng.signed_uniform(10000, 0.5f, 2.0f);
+  std::size_t negative = 0;
+  for (float v : values) {
+    ASSERT_GE(std::fabs(v), 0.5f);
+    ASSERT_LT(std::fabs(v), 2.0f);
+    negative += v < 0 ? 1 : 0;
+  }
+  EXPECT_GT(negative, 4500u);
+  EXPECT_LT(negative, 5500u);
+  EXPECT_THROW(rng.signed_uniform(1, -1.0f, 2.0f), std::invalid_argument);
 }
 
 TEST(Random, NormalHasTheRequestedMeanAndSpread) {

@@ -64,6 +64,11 @@ class Random {
   template <std::floating_point T>
   std::vector<T> uniform(std::size_t n, T lo, T hi);
 
+  // n values whose magnitudes are uniform in [lo, hi), each with a random
+  // sign. Needs finite 0 <= lo < hi; with lo > 0 no value is zero.
+  template <std::floating_point T>
+  std::vector<T> signed_uniform(std::size_t n, T lo, T hi);
+
   // n integers uniformly distributed in [lo, hi], both ends included.
   template <std::integral T>
   std::vector<T> uniform(std::size_t n, T lo, T hi);
@@ -108,6 +113,16 @@ std::vector<T> Random::uniform(std::size_t n, T lo, T hi) {
     v = static_cast<T>(static_cast<double>(lo) + width * next_unit());
     // Rounding to T can land exactly on hi; the interval is half-open.
     if (v >= hi) v = std::nextafter(hi, lo);
+  }
+  return values;
+}
+
+template <std::floating_point T>
+std::vector<T> Random::signed_uniform(std::size_t n, T lo, T hi) {
+  if (!(lo >= 0)) throw_invalid("signed_uniform needs 0 <= lo < hi", lo, hi);
+  std::vector<T> values = uniform(n, lo, hi);
+  for (T& v : values) {
+    if (next_u64() & 1) v = -v;
   }
   return values;
 }

@@ -28,6 +28,7 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/event_timer.hpp"
+#include "cudalab/harness/launch_dims.hpp"
 #include "cudalab/harness/observation.hpp"
 #include "cudalab/kernel.hpp"
 
@@ -61,6 +62,12 @@ T guard_value() {
 }
 
 inline namespace CUDALAB_BACKEND {
+
+// The LaunchShape a LaunchDims stands for, with this backend's dim3.
+inline LaunchShape to_launch_shape(const LaunchDims& launch) {
+  return {dim3(launch.grid.x, launch.grid.y, launch.grid.z),
+          dim3(launch.block.x, launch.block.y, launch.block.z)};
+}
 
 #if CUDALAB_GPU
 // On the GPU nothing is traced.
