@@ -288,14 +288,23 @@ struct DwflEnd {
 };
 using DwflSession = std::unique_ptr<Dwfl, DwflEnd>;
 
+// A module's debug information is its own: the code the emulator reports on
+// is built with -g. libdwfl's standard callback would also search separate
+// debug files and, where DEBUGINFOD_URLS is set, download them from a
+// debuginfod server: seconds to minutes inside a report, for a pc in a
+// system library.
+int no_separate_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*,
+                          GElf_Word, char**) {
+  return -1;
+}
+
 // A libdwfl session that knows one module, placed at its run-time address.
 DwflSession open_session(const Module& module) {
-  static char* debuginfo_path = nullptr;  // the default search (build-id, .debug)
   static const Dwfl_Callbacks callbacks = {
-      .find_elf = dwfl_build_id_find_elf,
-      .find_debuginfo = dwfl_standard_find_debuginfo,
+      .find_elf = nullptr,  // dwfl_report_elf opens the file itself
+      .find_debuginfo = no_separate_debuginfo,
       .section_address = dwfl_offline_section_address,
-      .debuginfo_path = &debuginfo_path,
+      .debuginfo_path = nullptr,
   };
   DwflSession session(dwfl_begin(&callbacks));
   if (!session) return nullptr;
