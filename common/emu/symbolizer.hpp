@@ -5,8 +5,9 @@
 // the executable or shared object the pc lies in.
 //
 // Not for signal handlers: symbolize takes a mutex, allocates and reads
-// files, so it must not be called from one (or from anything async-signal
-// context) — record the pc there and symbolise it later.
+// files, so it must not be called from one (nor from any other context
+// that allows only async-signal-safe calls): record the pc there and
+// symbolise it later.
 #pragma once
 
 #include <string>
@@ -26,8 +27,8 @@ struct SourcePlace {
 // line. `function` is the function whose machine code holds the pc (for
 // inlined code, the function it was inlined into).
 // Thread-safe, cached per pc; never throws. A pc without line information
-// gives {"", 0, 0, "<symbol>"} when the module's dynamic symbols name it,
-// else {"", 0, 0, "<module>+0x<offset>"}, or {"", 0, 0, "0x<pc>"} when no
+// gives {"", 0, 0, "<symbol>"} when a symbol table of its module names the
+// function, else {"", 0, 0, "<module>+0x<offset>"}, or {"", 0, 0, "0x<pc>"} when no
 // loaded module holds it.
 SourcePlace symbolize(const void* pc) noexcept;
 
