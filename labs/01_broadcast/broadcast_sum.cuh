@@ -25,7 +25,6 @@
 namespace lab01 {
 inline namespace CUDALAB_BACKEND {
 
-using cudalab::global_ptr;
 using cudalab::LaunchShape;
 
 // x * y as the kernels' int element count; negative sizes and counts that do
@@ -43,8 +42,7 @@ inline int matrix_size(int x, int y) {
 //
 // One thread per element of a. The grid may be 2-D (the lecture's grid helper
 // makes it so beyond 65535 blocks); blocks are numbered row by row.
-__global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float> b, int x, int y,
-                                     int size) {
+__global__ void broadcast_sum_kernel(float* a, const float* b, int x, int y, int size) {
   // TODO(ex1) begin, about 3 lines: some elements of a are added twice and others
   // never. Why? The index must not overflow for 2^31 elements either: the grid
   // then holds more than 2^31 threads.
@@ -59,7 +57,7 @@ __global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float
 // Launches the exercise 1 kernel on the grid and block the caller chose.
 inline void broadcast_sum_lecture(float* a, const float* b, int x, int y, LaunchShape shape) {
   const int size = matrix_size(x, y);
-  cudalab::launch(broadcast_sum_kernel, shape, a, b, x, y, size);
+  broadcast_sum_kernel<<<shape.grid, shape.block>>>(a, b, x, y, size);
 }
 
 // ---- Exercise 2: a launch configuration for any size ------------------------
@@ -96,7 +94,7 @@ inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size
   const int size = matrix_size(x, y);
   // TODO(ex2) begin, about 3 lines: size 0 must not make an invalid launch.
   const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
-  cudalab::launch(broadcast_sum_kernel, shape, a, b, x, y, size);
+  broadcast_sum_kernel<<<shape.grid, shape.block>>>(a, b, x, y, size);
   // TODO(ex2) end
 }
 
@@ -105,8 +103,8 @@ inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size
 // The same result, but the 32 threads of a warp must write 32 neighbouring
 // floats of a (four 32-byte sectors), where the lecture's mapping has them
 // write 32 floats that lie y apart.
-__global__ void broadcast_sum_coalesced_kernel(global_ptr<float> a, global_ptr<const float> b,
-                                               [[maybe_unused]] int x, int y, int size) {
+__global__ void broadcast_sum_coalesced_kernel(float* a, const float* b, [[maybe_unused]] int x,
+                                               int y, int size) {
   // TODO(ex3) begin, about 5 lines: a copy of the lecture kernel, bugs included.
   // Fix the index as in exercise 1 (no overflow for 2^31 elements), then change
   // which element thread i owns.
@@ -122,7 +120,7 @@ inline void broadcast_sum_coalesced(float* a, const float* b, int x, int y, int 
   const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
   // TODO(ex3) begin, about 1 line: size 0, as in exercise 2.
   // TODO(ex3) end
-  cudalab::launch(broadcast_sum_coalesced_kernel, shape, a, b, x, y, size);
+  broadcast_sum_coalesced_kernel<<<shape.grid, shape.block>>>(a, b, x, y, size);
 }
 
 }  // namespace CUDALAB_BACKEND

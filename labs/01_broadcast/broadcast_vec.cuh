@@ -28,8 +28,6 @@
 namespace lab01 {
 inline namespace CUDALAB_BACKEND {
 
-using cudalab::global_ptr;
-
 struct Float4Split {
   int head = 0;     // elements before the first 16-byte boundary
   int vectors = 0;  // whole float4s after the head
@@ -55,16 +53,15 @@ __host__ __device__ inline int next_column(int column, int y) {
 
 // (The parameters are [[maybe_unused]] only so that the empty stub in labs/
 // compiles without warnings.)
-__global__ void broadcast_sum_vec4_kernel([[maybe_unused]] global_ptr<float> a,
-                                          [[maybe_unused]] global_ptr<const float> b,
-                                          [[maybe_unused]] int y,
+__global__ void broadcast_sum_vec4_kernel([[maybe_unused]] float* a,
+                                          [[maybe_unused]] const float* b, [[maybe_unused]] int y,
                                           [[maybe_unused]] Float4Split split) {
   // TODO(ex5) begin, about 16 lines: thread t adds b to
   //   * the head element t, if t < split.head,
   //   * the tail element head + 4 * vectors + t, if t < split.tail,
   //   * the elements of body float4 number t, if t < split.vectors, with one
   //     16-byte load and one 16-byte store:
-  //       global_ptr<float4> body = cudalab::reinterpret_global<float4>(a + split.head);
+  //       float4* body = reinterpret_cast<float4*>(a + split.head);
   //       float4 v = body[t];  ...  body[t] = v;
   //     Mind the columns: v.x is element head + 4 * t of a, and a row of y
   //     floats may end inside one float4 (next_column helps).
@@ -81,8 +78,7 @@ inline void broadcast_sum_vec4(float* a, const float* b, int x, int y, int block
   const Float4Split split = split_for_float4(a, size);
   const int threads = std::max({split.vectors, split.head, split.tail});
   const auto blocks = static_cast<unsigned>((threads + block_size - 1) / block_size);
-  cudalab::launch(broadcast_sum_vec4_kernel, dim3(blocks), dim3(static_cast<unsigned>(block_size)),
-                  a, b, y, split);
+  broadcast_sum_vec4_kernel<<<blocks, block_size>>>(a, b, y, split);
 }
 
 }  // namespace CUDALAB_BACKEND

@@ -24,7 +24,6 @@
 namespace lab01 {
 inline namespace CUDALAB_BACKEND {
 
-using cudalab::global_ptr;
 using cudalab::LaunchShape;
 
 // x * y as the kernels' int element count; negative sizes and counts that do
@@ -42,8 +41,7 @@ inline int matrix_size(int x, int y) {
 //
 // One thread per element of a. The grid may be 2-D (the lecture's grid helper
 // makes it so beyond 65535 blocks); blocks are numbered row by row.
-__global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float> b, int x, int y,
-                                     int size) {
+__global__ void broadcast_sum_kernel(float* a, const float* b, int x, int y, int size) {
   // Block (bx, by) is block number bx + by * gridDim.x; each holds blockDim.x threads.
   // Counted in 64 bits: rounded up to whole blocks and rows of blocks, the
   // grid for close to 2^31 elements can hold more than 2^31 threads, and the
@@ -62,7 +60,7 @@ __global__ void broadcast_sum_kernel(global_ptr<float> a, global_ptr<const float
 // Launches the exercise 1 kernel on the grid and block the caller chose.
 inline void broadcast_sum_lecture(float* a, const float* b, int x, int y, LaunchShape shape) {
   const int size = matrix_size(x, y);
-  cudalab::launch(broadcast_sum_kernel, shape, a, b, x, y, size);
+  broadcast_sum_kernel<<<shape.grid, shape.block>>>(a, b, x, y, size);
 }
 
 // ---- Exercise 2: a launch configuration for any size ------------------------
@@ -95,7 +93,7 @@ inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size
   const int size = matrix_size(x, y);
   const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
   if (size == 0) return;  // a grid of zero blocks is an invalid configuration
-  cudalab::launch(broadcast_sum_kernel, shape, a, b, x, y, size);
+  broadcast_sum_kernel<<<shape.grid, shape.block>>>(a, b, x, y, size);
 }
 
 // ---- Exercise 3: coalesced writes -------------------------------------------
@@ -103,8 +101,8 @@ inline void broadcast_sum(float* a, const float* b, int x, int y, int block_size
 // The same result, but the 32 threads of a warp must write 32 neighbouring
 // floats of a (four 32-byte sectors), where the lecture's mapping has them
 // write 32 floats that lie y apart.
-__global__ void broadcast_sum_coalesced_kernel(global_ptr<float> a, global_ptr<const float> b,
-                                               [[maybe_unused]] int x, int y, int size) {
+__global__ void broadcast_sum_coalesced_kernel(float* a, const float* b, [[maybe_unused]] int x,
+                                               int y, int size) {
   // Thread i owns element i of a: row i / y, column i % y. The 32 threads of a
   // warp write 32 neighbouring floats (128 bytes, four 32-byte sectors).
   // The index in 64 bits, as in exercise 1.
@@ -119,7 +117,7 @@ inline void broadcast_sum_coalesced(float* a, const float* b, int x, int y, int 
   const int size = matrix_size(x, y);
   const LaunchShape shape = broadcast_sum_launch_shape(size, block_size);
   if (size == 0) return;
-  cudalab::launch(broadcast_sum_coalesced_kernel, shape, a, b, x, y, size);
+  broadcast_sum_coalesced_kernel<<<shape.grid, shape.block>>>(a, b, x, y, size);
 }
 
 }  // namespace CUDALAB_BACKEND

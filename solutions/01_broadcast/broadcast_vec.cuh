@@ -28,8 +28,6 @@
 namespace lab01 {
 inline namespace CUDALAB_BACKEND {
 
-using cudalab::global_ptr;
-
 struct Float4Split {
   int head = 0;     // elements before the first 16-byte boundary
   int vectors = 0;  // whole float4s after the head
@@ -55,9 +53,8 @@ __host__ __device__ inline int next_column(int column, int y) {
 
 // (The parameters are [[maybe_unused]] only so that the empty stub in labs/
 // compiles without warnings.)
-__global__ void broadcast_sum_vec4_kernel([[maybe_unused]] global_ptr<float> a,
-                                          [[maybe_unused]] global_ptr<const float> b,
-                                          [[maybe_unused]] int y,
+__global__ void broadcast_sum_vec4_kernel([[maybe_unused]] float* a,
+                                          [[maybe_unused]] const float* b, [[maybe_unused]] int y,
                                           [[maybe_unused]] Float4Split split) {
   // An int is enough here: one thread per float4 makes at most about 2^29
   // threads (2^31 / 4, rounded up to whole blocks), so the index cannot wrap.
@@ -70,7 +67,7 @@ __global__ void broadcast_sum_vec4_kernel([[maybe_unused]] global_ptr<float> a,
 
   // Body: thread t owns the float4 holding elements first .. first + 3.
   if (t >= split.vectors) return;
-  global_ptr<float4> body = cudalab::reinterpret_global<float4>(a + split.head);
+  float4* body = reinterpret_cast<float4*>(a + split.head);
   float4 v = body[t];
   int column = (split.head + 4 * t) % y;
   v.x += b[column];
@@ -93,8 +90,7 @@ inline void broadcast_sum_vec4(float* a, const float* b, int x, int y, int block
   const Float4Split split = split_for_float4(a, size);
   const int threads = std::max({split.vectors, split.head, split.tail});
   const auto blocks = static_cast<unsigned>((threads + block_size - 1) / block_size);
-  cudalab::launch(broadcast_sum_vec4_kernel, dim3(blocks), dim3(static_cast<unsigned>(block_size)),
-                  a, b, y, split);
+  broadcast_sum_vec4_kernel<<<blocks, block_size>>>(a, b, y, split);
 }
 
 }  // namespace CUDALAB_BACKEND
