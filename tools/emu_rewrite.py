@@ -228,7 +228,7 @@ class Rewriter:
 
     def match_back(self, seq, p):
         """Position of the opener matching the ) ] or } at p."""
-        stack = []
+        stack, start = [], p
         while p >= 0:
             t = self.text(seq, p)
             if t in OPENER_OF:
@@ -241,7 +241,7 @@ class Rewriter:
             elif self.tokens[seq[p]].kind == "define":
                 break
             p -= 1
-        raise RewriteError(self.line(seq, p), "unbalanced brackets")
+        raise RewriteError(self.line(seq, start), f"unbalanced '{self.text(seq, start)}'")
 
     def match_forward(self, seq, p):
         """Position of the closer matching the ( [ or { at p."""
@@ -261,7 +261,7 @@ class Rewriter:
 
     def match_angle_back(self, seq, p):
         """Position of the `<` that opens the template arguments closed at p."""
-        depth = 0
+        depth, start = 0, p
         while p >= 0:
             t = self.text(seq, p)
             if t in CLOSERS:
@@ -275,7 +275,7 @@ class Rewriter:
             elif t in CLOSER_OF or t == ";" or self.tokens[seq[p]].kind == "define":
                 break
             p -= 1
-        raise RewriteError(self.line(seq, p), "unbalanced '<' '>' before '<<<'")
+        raise RewriteError(self.line(seq, start), "unbalanced '<' '>' before '<<<'")
 
     # ---- launches
     def kernel_start(self, seq, chevron):

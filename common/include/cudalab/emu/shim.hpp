@@ -51,8 +51,8 @@
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
-#include "cudalab/emu/shared_at_namespace.hpp"
 #include "cudalab/emu/shared_array.hpp"
+#include "cudalab/emu/shared_at_namespace.hpp"
 #include "cudalab/emu/thread_state.hpp"
 
 // Device functions at global scope, where CUDA code calls them unqualified.
