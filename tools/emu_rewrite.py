@@ -292,6 +292,8 @@ class Rewriter:
             if t in (")", "]"):
                 start = p = self.match_back(seq, p)
                 before = self.text(seq, p - 1)
+                if before == ")" and self.text(seq, self.match_back(seq, p - 1) - 1) in KEYWORDS:
+                    return start  # if (ready) (*kernel)<<<...>>>: the parentheses are the if's
                 if self.is_name(seq, p - 1) or before in (")", "]") or before in CLOSERS:
                     p -= 1
                     continue
@@ -412,10 +414,15 @@ class Rewriter:
             return RewriteError(line, f"cannot classify this __shared__ declaration: {why}")
 
         # Storage and alignment specifiers out; what remains is TYPE and the declarators.
-        words, extern, align = [], False, None
+        words, extern, align, attributes = [], False, None, ""
         p = first
         while p < semicolon:
             t = self.text(seq, p)
+            if t == "[" and self.text(seq, p + 1) == "[":  # [[attribute]]: kept, in front
+                close = self.match_forward(seq, p)
+                attributes += self.join(seq, range(p, close + 1)) + " "
+                p = close + 1
+                continue
             if t in ("__align__", "alignas"):
                 if self.text(seq, p + 1) != "(":
                     raise unclassifiable(f"'{t}' without '('")
@@ -469,6 +476,7 @@ class Rewriter:
                         "an array without a size must be `extern __shared__` (dynamic)")
                 pieces.append(self.static(full_type, plain_type, name, "".join(dims), align,
                                           namespace_scope))
+        pieces = [attributes + piece for piece in pieces]
         # One statement per declarator, each where its declarator began; the
         # line breaks inside the declaration stay where they were.
         begin, end = seq[first], seq[semicolon] + 1

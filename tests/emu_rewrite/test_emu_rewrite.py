@@ -95,6 +95,10 @@ class Launches(RewriteCase):
             "if (ok) return k<<<1, 1>>>(p);\nelse k<<<2, 2>>>(p);\n",
             f"if (ok) return {LAUNCH}k, {CONFIG}1, 1}}, p);\n"
             f"else {LAUNCH}k, {CONFIG}2, 2}}, p);\n")
+        self.assertRewrites(
+            "if (ok) (*kernel)<<<1, 1>>>(p);\nwhile (f(x)) get(x)(y)<<<1, 1>>>(p);\n",
+            f"if (ok) {LAUNCH}(*kernel), {CONFIG}1, 1}}, p);\n"
+            f"while (f(x)) {LAUNCH}get(x)(y), {CONFIG}1, 1}}, p);\n")
 
     def test_digit_separators_and_character_literals(self):
         self.assertRewrites(
@@ -191,6 +195,11 @@ class StaticShared(RewriteCase):
             f"float (&a)[8] = {STATIC}<float[8], 16>([] {{}});\n"
             f"float (&b)[8] = {STATIC}<float[8], 16>([] {{}});\n"
             f"float (&c)[8] = {STATIC}<float[8], 2 * 16>([] {{}});\n")
+
+    def test_attributes_stay_in_front(self):
+        self.assertRewritesInFunction(
+            "[[maybe_unused]] __shared__ int spare[2];\n",
+            f"[[maybe_unused]] int (&spare)[2] = {STATIC}<int[2]>([] {{}});\n")
 
     def test_two_declarators_become_two_declarations(self):
         self.assertRewritesInFunction(

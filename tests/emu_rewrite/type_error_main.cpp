@@ -1,2 +1,0 @@
-// Compiles the rewritten copy of must_not_compile/type_error.cuh, which must fail.
-#include "type_error.cuh"
