@@ -19,6 +19,11 @@
 
 namespace cudalab::emu {
 
+namespace detail {
+template <class... Values>
+concept wrong_number_of_launch_values = (sizeof...(Values) < 2) || (sizeof...(Values) > 4);
+}  // namespace detail
+
 // The values between <<< and >>>. Constructors rather than an aggregate: the
 // grid, block and byte count convert from any integer as nvcc converts them
 // (list-initialisation would reject `int bytes` as narrowing), and a launch
@@ -29,17 +34,14 @@ struct ChevronConfig {
   std::size_t shared_bytes = 0;
   cudaStream_t stream = 0;
 
-  template <class Grid, class Block, class Bytes = std::size_t>
-  requires std::convertible_to<const Grid&, dim3> && std::convertible_to<const Block&, dim3> &&
-      std::convertible_to<const Bytes&, std::size_t>
-      ChevronConfig(const Grid& grid, const Block& block, const Bytes& shared_bytes = 0,
-                    cudaStream_t stream = 0)
+  template <std::convertible_to<dim3> Grid, std::convertible_to<dim3> Block,
+            std::convertible_to<std::size_t> Bytes = std::size_t>
+  ChevronConfig(const Grid& grid, const Block& block, const Bytes& shared_bytes = 0,
+                cudaStream_t stream = 0)
       : grid(grid), block(block), shared_bytes(shared_bytes), stream(stream) {}
 
   template <class... Values>
-  requires(sizeof...(Values) < 2 || sizeof...(Values) > 4) &&
-      (!std::same_as<std::remove_cvref_t<Values>, ChevronConfig> && ...)
-          ChevronConfig(const Values&...) {
+  ChevronConfig(const Values&...) requires detail::wrong_number_of_launch_values<Values...> {
     static_assert(sizeof...(Values) < 0,
                   "a launch is kernel<<<grid, block[, shared_bytes[, stream]]>>>(arguments): "
                   "two to four values between <<< and >>>");
