@@ -45,12 +45,14 @@
 #include <driver_types.h>
 #include <vector_types.h>
 
+#include "cudalab/emu/chevron.hpp"
 #include "cudalab/emu/device_functions.hpp"
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/shared_array.hpp"
+#include "cudalab/emu/shared_at_namespace.hpp"
 #include "cudalab/emu/thread_state.hpp"
 
 // Device functions at global scope, where CUDA code calls them unqualified.
