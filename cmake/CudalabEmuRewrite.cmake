@@ -1,4 +1,5 @@
-# cudalab_emu_rewrite(<out_dir_var> <out_files_var> BASE_DIR <dir> FILES <file>...)
+# cudalab_emu_rewrite(<out_dir_var> <out_files_var> BASE_DIR <dir> FILES <file>...
+#                     [OUT_DIR <dir>])
 #
 # The copies of plain-CUDA kernel files (.cuh/.cu/.hpp) that the emulator
 # build compiles: tools/emu_rewrite.py turns their triple-chevron launches and
@@ -8,8 +9,9 @@
 #
 # Each FILE (absolute, or relative to the current source directory) must lie
 # under BASE_DIR; its copy is ${CMAKE_CURRENT_BINARY_DIR}/emu_rewritten/<path
-# relative to BASE_DIR>, so that the copies include each other by the same
-# relative paths as the originals. <out_dir_var> receives that folder,
+# relative to BASE_DIR> (or OUT_DIR/<...>, for a target that needs copies of
+# its own), so that the copies include each other by the same relative paths
+# as the originals. <out_dir_var> receives that folder,
 # <out_files_var> the copies. A copy is made again when its original or the
 # script changes, and rewritten only when its content changes.
 #
@@ -26,7 +28,7 @@
 include_guard(GLOBAL)
 
 function(cudalab_emu_rewrite out_dir_var out_files_var)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "BASE_DIR" "FILES")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "BASE_DIR;OUT_DIR" "FILES")
   if(NOT ARG_BASE_DIR OR NOT ARG_FILES)
     message(FATAL_ERROR "cudalab_emu_rewrite: BASE_DIR <dir> and FILES <file>... are required")
   endif()
@@ -35,6 +37,10 @@ function(cudalab_emu_rewrite out_dir_var out_files_var)
   cmake_path(ABSOLUTE_PATH script NORMALIZE)
   cmake_path(ABSOLUTE_PATH ARG_BASE_DIR BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/emu_rewritten")
+  if(ARG_OUT_DIR)
+    cmake_path(ABSOLUTE_PATH ARG_OUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE
+               OUTPUT_VARIABLE out_dir)
+  endif()
   set(outputs "")
   foreach(file IN LISTS ARG_FILES)
     cmake_path(ABSOLUTE_PATH file BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)

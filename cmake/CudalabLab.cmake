@@ -61,6 +61,37 @@ function(cudalab_discover_tests target)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
 endfunction()
 
+# cudalab_lab_backends(<target> <code_dir> <harness_dir> [REFERENCE]
+#                      [GPU_LIBRARIES <lib>...] [EMU_SOURCES <file>...])
+#
+# A lab's two backends over the lab code in <code_dir>: backend_gpu.cu as it
+# is, by nvcc; backend_emu.cpp by the host compiler from copies of it, of the
+# harness headers and of the lab's kernel files in which the triple-chevron
+# launches and __shared__ declarations became emulator calls
+# (cmake/CudalabEmuRewrite.cmake). REFERENCE builds it as the reference
+# (CUDALAB_REFERENCE=1: the inline namespaces on_emu_reference/on_gpu_reference).
+function(cudalab_lab_backends target code_dir harness)
+  cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE" "" "GPU_LIBRARIES;EMU_SOURCES")
+  file(GLOB code_files CONFIGURE_DEPENDS "${code_dir}/*.cuh" "${code_dir}/*.hpp" "${code_dir}/*.h")
+  file(GLOB harness_files CONFIGURE_DEPENDS "${harness}/*.hpp" "${harness}/*.cuh")
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_emu")
+  cudalab_emu_rewrite(emu_dir code_copies BASE_DIR "${code_dir}" OUT_DIR "${out}"
+                      FILES ${code_files})
+  cudalab_emu_rewrite(emu_dir harness_copies BASE_DIR "${harness}" OUT_DIR "${out}"
+                      FILES ${harness_files} "${harness}/backend_emu.cpp")
+  # The copy of backend_emu.cpp is compiled; quoted #includes in it find the
+  # other copies first, in its own folder.
+  add_library(${target} STATIC ${harness_copies} ${code_copies} "${harness}/backend_gpu.cu"
+                               ${ARG_EMU_SOURCES})
+  target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${code_dir}")
+  target_link_libraries(${target} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
+  if(ARG_REFERENCE)
+    target_compile_definitions(${target} PRIVATE CUDALAB_REFERENCE=1)
+  endif()
+  set_target_properties(${target} PROPERTIES
+    CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
 function(cudalab_add_lab number name)
   cmake_parse_arguments(PARSE_ARGV 2 ARG "" "EXERCISES;ROOT" "GPU_LIBRARIES;EMU_SOURCES")
   set(dir "${number}_${name}")
@@ -95,12 +126,8 @@ function(cudalab_add_lab number name)
 
   # One reference build serves every variant.
   set(reference ${lab}_backends_reference)
-  add_library(${reference} STATIC "${harness}/backend_emu.cpp" "${harness}/backend_gpu.cu")
-  target_include_directories(${reference} PUBLIC "${harness}" PRIVATE "${root}/solutions/${dir}")
-  target_compile_definitions(${reference} PRIVATE CUDALAB_REFERENCE=1)
-  target_link_libraries(${reference} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
-  set_target_properties(${reference} PROPERTIES
-    CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+  cudalab_lab_backends(${reference} "${root}/solutions/${dir}" "${harness}" REFERENCE
+                       GPU_LIBRARIES ${ARG_GPU_LIBRARIES})
 
   set(variants graded)
   if(CUDALAB_CHECK_SKELETONS)
@@ -115,12 +142,8 @@ function(cudalab_add_lab number name)
       set(test_target test_${lab}_skeleton)
     endif()
     set(backends ${lab}_backends_${variant})
-    add_library(${backends} STATIC
-      "${harness}/backend_emu.cpp" "${harness}/backend_gpu.cu" ${ARG_EMU_SOURCES})
-    target_include_directories(${backends} PUBLIC "${harness}" PRIVATE "${code_dir}")
-    target_link_libraries(${backends} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
-    set_target_properties(${backends} PROPERTIES
-      CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+    cudalab_lab_backends(${backends} "${code_dir}" "${harness}"
+                         GPU_LIBRARIES ${ARG_GPU_LIBRARIES} EMU_SOURCES ${ARG_EMU_SOURCES})
 
     add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
     target_link_libraries(${test_target} PRIVATE ${backends} ${reference} cudalab_harness_main)
