@@ -115,6 +115,22 @@ class BlockRun {
   std::vector<WarpState> warps;
   void* dynamic_shared = nullptr;
 
+  // ---- shared memory: one arena per block (shared_memory.cpp) ----
+  // [static declarations in first-use order | up to kStaticSharedLimit]
+  // [dynamic part, launch->shared_bytes]. Instrumented accesses inside it are
+  // shared-memory accesses.
+  std::uintptr_t shared_low = 0;
+  std::uintptr_t shared_bytes = 0;
+  std::uint8_t* shared_written = nullptr;  // per arena byte: written in this block?
+  std::size_t static_poisoned = 0;         // static bytes poisoned for this block
+  std::uint64_t layout_launch = 0;         // launch id the layout cache belongs to
+  std::vector<std::pair<const void*, std::uint32_t>> layout_cache;
+
+  // ---- the instrumented path's cache (hooks.cpp): the last allocation hit ----
+  const Allocation* cached = nullptr;
+  std::uintptr_t cached_low = 0;
+  std::uintptr_t cached_bytes = 0;
+
   // ---- scheduling ----
   unsigned next_unstarted = 0;
   unsigned exited = 0;

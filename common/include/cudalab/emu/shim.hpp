@@ -51,6 +51,7 @@
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/shared_array.hpp"
+#include "cudalab/emu/shared_memory.hpp"
 #include "cudalab/emu/thread_state.hpp"
 
 // Device functions at global scope, where CUDA code calls them unqualified.
@@ -93,6 +94,7 @@ using namespace ::cudalab::emu::device_api;
 #define cudaSetDevice ::cudalab::emu::cudaSetDevice
 #define cudaGetDeviceProperties ::cudalab::emu::cudaGetDeviceProperties
 #define cudaDeviceGetAttribute ::cudalab::emu::cudaDeviceGetAttribute
+#define cudaFuncSetAttribute ::cudalab::emu::cudaFuncSetAttribute
 
 // Every other runtime function is renamed to <name>_is_not_provided_by_the_cudalab_emulator,
 // so that calling it is a compile error naming it. Without this, the call would

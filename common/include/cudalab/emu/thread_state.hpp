@@ -33,6 +33,10 @@ struct ThreadState {
   unsigned warp = 0;    // linear / 32
   unsigned lane = 0;    // linear % 32
   BlockRun* run = nullptr;
+  // The fiber stack this thread runs on: instrumented accesses to it (locals
+  // whose address escapes) are the thread's own business, not device memory.
+  std::uintptr_t stack_low = 0;
+  std::uintptr_t stack_bytes = 0;
 };
 
 // The CUDA thread whose code is executing on this OS thread. Outside a
