@@ -126,10 +126,18 @@ class BlockRun {
   std::uint64_t layout_launch = 0;         // launch id the layout cache belongs to
   std::vector<std::pair<const void*, std::uint32_t>> layout_cache;
 
-  // ---- the instrumented path's cache (hooks.cpp): the last allocation hit ----
-  const Allocation* cached = nullptr;
-  std::uintptr_t cached_low = 0;
-  std::uintptr_t cached_bytes = 0;
+  // ---- the instrumented path's cache (hooks.cpp): the allocations hit last ----
+  // (a kernel reads x and writes y: one entry would miss on every access).
+  // Emptied when a launch starts, as cudaFree may run between launches.
+  struct CachedAllocation {
+    std::uintptr_t low = 0;
+    std::uintptr_t bytes = 0;
+    const Allocation* allocation = nullptr;
+  };
+  static constexpr unsigned kCachedAllocations = 4;
+  CachedAllocation cached[kCachedAllocations];
+  unsigned cache_next = 0;  // the entry to replace next
+  std::uint64_t cache_launch = 0;
 
   // ---- scheduling ----
   unsigned next_unstarted = 0;

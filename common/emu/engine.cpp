@@ -438,8 +438,10 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.epoch = 1;
   run.shadow.clear();
   run.trace.clear();
-  run.cached = nullptr;
-  run.cached_low = run.cached_bytes = 0;
+  if (run.cache_launch != launch.id) {
+    run.cache_launch = launch.id;
+    for (auto& c : run.cached) c = {};
+  }
   prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
   run.execute();
   if (launch.recording) analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);

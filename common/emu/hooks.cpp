@@ -175,27 +175,30 @@ std::string hex(std::uintptr_t v) {
   }
   if (allocation && !allocation->freed.load(std::memory_order_relaxed) && a >= allocation->base &&
       a + bytes <= allocation->base + allocation->bytes) {
-    run.cached = allocation;
-    run.cached_low = allocation->base;
-    run.cached_bytes = allocation->bytes;
+    run.cached[run.cache_next] = {allocation->base, allocation->bytes, allocation};
+    run.cache_next = (run.cache_next + 1) % BlockRun::kCachedAllocations;
   }
 }
 
 [[gnu::always_inline]] inline void seen(const void* address, std::size_t bytes,
                                         std::size_t alignment, unsigned flags, const void* pc) {
-  ThreadState* t = current_thread;
-  BlockRun* run = t->run;
-  if (!run) return;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
-  if (a - t->stack_low < t->stack_bytes) return;
   const bool aligned = (a & (alignment - 1)) == 0;
+  // Checks and recording off: only a misaligned access matters, wherever it is.
   if (!access_hooks_on && aligned) [[likely]] {
     return;
   }
-  if (aligned && a - run->cached_low < run->cached_bytes &&
-      a - run->cached_low + bytes <= run->cached_bytes) {
-    on_access_at(run->cached, address, bytes, alignment, flags, SiteRef::at_pc(pc));
-    return;
+  ThreadState* t = current_thread;
+  BlockRun* run = t->run;
+  if (!run) return;
+  if (a - t->stack_low < t->stack_bytes) return;
+  if (aligned) {
+    for (const BlockRun::CachedAllocation& c : run->cached) {
+      if (a - c.low < c.bytes && a - c.low + bytes <= c.bytes) {
+        on_access_at(c.allocation, address, bytes, alignment, flags, SiteRef::at_pc(pc));
+        return;
+      }
+    }
   }
   slow_access(address, bytes, alignment, flags, pc);
 }

@@ -15,6 +15,17 @@ namespace cudalab::emu {
 
 namespace detail {
 
+// A copy made past the compiler's instrumentation: in an instrumented
+// translation unit each CUDA thread copies its parameters without a hook
+// call per parameter.
+template <class T>
+#if defined(__SANITIZE_THREAD__)
+__attribute__((noinline, no_sanitize("thread")))
+#endif
+T unseen_copy(const T& from) noexcept(std::is_nothrow_copy_constructible_v<T>) {
+  return from;
+}
+
 // Checks a launch shape as the GPU does. On a bad shape it sets the last
 // error to cudaErrorInvalidValue, as CUDA 13 does (cudaErrorInvalidResourceHandle for
 // an unknown stream) and returns false: nothing runs. Dynamic shared memory
@@ -57,8 +68,8 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t
     Parameters parameters;
   } context{kernel, Parameters(std::forward<Args>(args)...)};
   auto body = [](void* erased) {
-    auto* c = static_cast<Context*>(erased);
-    std::apply(c->kernel, c->parameters);  // by-value parameters: a copy per thread
+    Context c = detail::unseen_copy(*static_cast<const Context*>(erased));
+    std::apply(c.kernel, std::move(c.parameters));  // by-value parameters: a copy per thread
   };
   detail::run_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, body,
                      &context, sizeof context);

@@ -58,10 +58,19 @@
 using namespace ::cudalab::emu::device_api;
 
 // ---- builtin variables -------------------------------------------------------------
+#if defined(__SANITIZE_THREAD__)
+// Instrumented code (cudalab_emu_instrument): values read past the
+// instrumentation, so that they cost no hook call (thread_state.hpp).
+#define threadIdx (::cudalab::emu::detail::thread_idx())
+#define blockIdx (::cudalab::emu::detail::block_idx())
+#define blockDim (::cudalab::emu::detail::block_dim())
+#define gridDim (::cudalab::emu::detail::grid_dim())
+#else
 #define threadIdx (::cudalab::emu::detail::current_thread->thread_idx)
 #define blockIdx (::cudalab::emu::detail::current_thread->block->block_idx)
 #define blockDim (::cudalab::emu::detail::current_thread->block->block_dim)
 #define gridDim (::cudalab::emu::detail::current_thread->block->grid_dim)
+#endif
 
 // ---- qualifiers ----------------------------------------------------------------------
 // Kernels live in headers included by several translation units; `inline`
