@@ -99,6 +99,27 @@ __global__ void touch_dynamic_shared_kernel(int* out, int last) {
   *out = buffer[last];
 }
 
+__global__ void every_block_writes_kernel(int* out) { out[0] = static_cast<int>(blockIdx.x); }
+
+__global__ void barrier_in_branch_kernel(float* out) {
+  if (threadIdx.x < 16) __syncthreads();
+  out[threadIdx.x] = 1.0f;
+}
+const int barrier_in_branch_kernel_line = __LINE__ - 3;
+
+__global__ void too_much_static_shared_kernel(float* out) {
+  float(&big)[13 * 1024] = cudalab::emu::static_shared<float[13 * 1024]>([] {});
+  big[threadIdx.x] = 1.0f;
+  out[threadIdx.x] = big[threadIdx.x];
+}
+
+__global__ void shared_index_past_end_kernel(float* out, int index) {
+  float(&s)[32] = cudalab::emu::static_shared<float[32]>([] {});
+  s[index] = 1.0f;
+  out[0] = 2.0f;
+}
+const int shared_index_past_end_kernel_line = __LINE__ - 3;
+
 }  // namespace device
 
 using namespace device;
@@ -111,6 +132,8 @@ const int write_past_end_line = write_past_end_kernel_line;
 const int copy_read_line = copy_kernel_line;
 const int read_shared_unwritten_line = read_shared_unwritten_kernel_line;
 const int load_float4_line = load_float4_kernel_line;
+const int barrier_in_branch_line = barrier_in_branch_kernel_line;
+const int shared_index_past_end_line = shared_index_past_end_kernel_line;
 
 using cudalab::emu::launch_kernel;
 
@@ -157,6 +180,22 @@ void load_float4(const float* p, float* out) {
 void touch_dynamic_shared(std::size_t bytes, int* out) {
   launch_kernel(touch_dynamic_shared_kernel, dim3(1), dim3(1), bytes, nullptr, out,
                 static_cast<int>(bytes / sizeof(int)) - 1);
+}
+
+void every_block_writes(int* out, unsigned blocks) {
+  launch_kernel(every_block_writes_kernel, dim3(blocks), dim3(1), 0, nullptr, out);
+}
+
+void barrier_in_branch(float* out) {
+  launch_kernel(barrier_in_branch_kernel, dim3(1), dim3(32), 0, nullptr, out);
+}
+
+void too_much_static_shared(float* out) {
+  launch_kernel(too_much_static_shared_kernel, dim3(1), dim3(32), 0, nullptr, out);
+}
+
+void shared_index_past_end(float* out, int index) {
+  launch_kernel(shared_index_past_end_kernel, dim3(1), dim3(1), 0, nullptr, out, index);
 }
 
 cudaError_t allow_dynamic_shared(int bytes) {

@@ -48,4 +48,18 @@ void touch_dynamic_shared(std::size_t bytes, int* out);
 // cudaFuncSetAttribute(touch_dynamic_shared's kernel, MaxDynamicSharedMemorySize, bytes).
 cudaError_t allow_dynamic_shared(int bytes);
 
+// out[0] = blockIdx.x in every block.
+void every_block_writes(int* out, unsigned blocks);
+
+// __syncthreads() reached by 16 of 32 threads.
+void barrier_in_branch(float* out);
+extern const int barrier_in_branch_line;
+
+// 52 KiB of static __shared__ memory.
+void too_much_static_shared(float* out);
+
+// s[index] = 1 for a __shared__ float s[32].
+void shared_index_past_end(float* out, int index);
+extern const int shared_index_past_end_line;
+
 }  // namespace plain_kernels

@@ -2,6 +2,7 @@
 // __shared__ memory (plain_kernels.cpp, compiled with the instrumentation)
 // are checked and analysed like the global_ptr ones, and reports name the
 // kernel file's lines.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -109,7 +110,7 @@ TEST(PlainCuda, TransposeTileWithoutPaddingHas32WayBankConflicts) {
 
 TEST(PlainCuda, WritePastTheEndThroughAFloatPointerIsOutOfBounds) {
   cudalab::emu::ScopedOptions scoped(quiet());
-  const int n = 100;
+  const int n = 64;  // 256 bytes: a[n] is past the allocation's rounded size too
   DeviceBuffer<float> a(n);
   Recording rec;
   plain_kernels::write_past_end(a.data(), n);
@@ -220,6 +221,68 @@ TEST(PlainCuda, DynamicSharedAbove48KiBNeedsTheAttribute) {
   EXPECT_EQ(out.copy_to_host()[0], 7);
   plain_kernels::touch_dynamic_shared(bytes + 4, out.data());
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue) << "above what the attribute allows";
+}
+
+TEST(PlainCuda, BlocksWritingOneWordRaceWithEachOther) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  DeviceBuffer<int> out(1);
+  Recording rec;
+  plain_kernels::every_block_writes(out.data(), 4);
+  const auto* race = first_report(rec, ReportKind::inter_block_race);
+  ASSERT_NE(race, nullptr) << rec.reports_text();
+  EXPECT_EQ(race->file, plain_kernels::kFile);
+}
+
+TEST(PlainCuda, BarrierInABranchIsADivergentBarrier) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  DeviceBuffer<float> out(32);
+  Recording rec;
+  plain_kernels::barrier_in_branch(out.data());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  const auto* r = first_report(rec, ReportKind::divergent_barrier);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_TRUE(names_kernel_line(*r, plain_kernels::barrier_in_branch_line)) << r->to_string();
+}
+
+TEST(PlainCuda, StaticSharedMemoryOver48KiBFailsTheLaunch) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  DeviceBuffer<float> out(32);
+  Recording rec;
+  plain_kernels::too_much_static_shared(out.data());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorInvalidValue);
+  const auto* r = first_report(rec, ReportKind::shared_memory_limit);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_NE(r->message.find("48 KiB"), std::string::npos) << r->message;
+}
+
+TEST(PlainCuda, SharedIndexPastEveryDeclarationIsOutOfBounds) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  DeviceBuffer<float> out(1);
+  Recording rec;
+  plain_kernels::shared_index_past_end(out.data(), 31);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  plain_kernels::shared_index_past_end(out.data(), 40);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  const auto* r = first_report(rec, ReportKind::out_of_bounds);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_TRUE(names_kernel_line(*r, plain_kernels::shared_index_past_end_line)) << r->to_string();
+  EXPECT_NE(r->message.find("shared memory"), std::string::npos) << r->message;
+}
+
+TEST(PlainCuda, JsonExportNamesTheKernelFile) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  const int n = 100;
+  DeviceBuffer<float> a(n);
+  Recording rec;
+  plain_kernels::write_past_end(a.data(), n);
+  cudaDeviceSynchronize();
+  const nlohmann::json doc = cudalab::emu::to_json(rec.last());
+  ASSERT_FALSE(doc["sites"].empty());
+  for (const auto& site : doc["sites"]) EXPECT_EQ(site["file"], plain_kernels::kFile) << site;
+  ASSERT_FALSE(doc["reports"].empty());
+  EXPECT_EQ(doc["reports"][0]["file"], plain_kernels::kFile);
+  EXPECT_EQ(doc["reports"][0]["line"], plain_kernels::write_past_end_line);
+  EXPECT_EQ(doc["error"], "cudaErrorIllegalAddress");
 }
 
 }  // namespace
