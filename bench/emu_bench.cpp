@@ -9,7 +9,10 @@
 //                 block sum, one __syncthreads per halving step (target >= 5 M)
 //   traced        traced accesses/s with a Recording alive (trace + coalescing
 //                 analysis), checks off                        (target >= 10 M)
-// plus the elementwise kernel with the default checks on, for scale.
+// plus the elementwise kernel with the default checks on, for scale; and
+// each of them again (`*_plain`) for the same kernel in plain CUDA (`float*`,
+// a plain `__shared__` array) compiled with the emulator's instrumentation,
+// measured in the same run.
 // --fidelity prints the emulator's sectors/request for the launches of
 // tests/emu/emu_fidelity_gpu.cu instead (compare with ncu on a GPU).
 // Nothing here asserts on time. The numbers go to stdout and, with --out, to
@@ -27,6 +30,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
 #include "cudalab/results.hpp"
+#include "emu_bench_plain.hpp"
 
 namespace emu_bench {
 
@@ -35,9 +39,6 @@ __global__ void axpy(float a, cudalab::global_ptr<const float> x, cudalab::globa
   long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
 }
-
-constexpr int kReduceBlock = 256;
-constexpr int kBarriersPerThread = 9;  // one before the loop, one per halving step (8)
 
 __global__ void block_sum(cudalab::global_ptr<const float> in, cudalab::global_ptr<float> out,
                           long long n) {
@@ -120,7 +121,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--workers", workers, "emulator workers (default: one per host core)");
   app.add_option("--only", only, "one benchmark")
-      ->check(CLI::IsMember({"elementwise", "elementwise_checked", "reduction", "traced"}));
+      ->check(CLI::IsMember({"elementwise", "elementwise_checked", "reduction", "traced",
+                             "elementwise_plain", "elementwise_checked_plain", "reduction_plain",
+                             "traced_plain"}));
   app.add_flag("--fidelity", fidelity_only,
                "print sectors/request of emu_fidelity_gpu's launches instead");
   CLI11_PARSE(app, argc, argv);
@@ -144,12 +147,25 @@ int main(int argc, char** argv) {
     results.push_back({"elementwise", "CUDA threads", elements / s, elements / s / cores, 20e6, s,
                        "y = a*x + y, checks and tracing off"});
   }
+  if (wanted("elementwise_plain")) {
+    cudalab::emu::ScopedOptions options(bench_options(workers, false));
+    plain::axpy(grid, block, 2.0f, x.data(), y.data(), elements);
+    double s = seconds_of([&] { plain::axpy(grid, block, 2.0f, x.data(), y.data(), elements); });
+    results.push_back({"elementwise_plain", "CUDA threads", elements / s, elements / s / cores, 0,
+                       s, "the same in plain CUDA through the instrumentation"});
+  }
   if (wanted("elementwise_checked")) {  // the same with the default checks
     cudalab::emu::ScopedOptions options(bench_options(workers, true));
     double s =
         seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.data(), y.data(), elements); });
     results.push_back({"elementwise_checked", "CUDA threads", elements / s, elements / s / cores, 0,
                        s, "bounds, uninitialised and race checks on"});
+  }
+  if (wanted("elementwise_checked_plain")) {
+    cudalab::emu::ScopedOptions options(bench_options(workers, true));
+    double s = seconds_of([&] { plain::axpy(grid, block, 2.0f, x.data(), y.data(), elements); });
+    results.push_back({"elementwise_checked_plain", "CUDA threads", elements / s,
+                       elements / s / cores, 0, s, "the same in plain CUDA, checks on"});
   }
   if (wanted("reduction")) {  // shared-memory reduction, a barrier per step
     cudalab::emu::ScopedOptions options(bench_options(workers, false));
@@ -160,6 +176,15 @@ int main(int argc, char** argv) {
     const double passes = static_cast<double>(rgrid.x) * kReduceBlock * kBarriersPerThread;
     results.push_back({"reduction", "thread-barrier passes", passes / s, passes / s / cores, 5e6, s,
                        "256-thread block sum, 9 __syncthreads per thread, checks off"});
+  }
+  if (wanted("reduction_plain")) {
+    cudalab::emu::ScopedOptions options(bench_options(workers, false));
+    const long long n = std::min<long long>(elements, 4ll << 20);
+    const dim3 rgrid(static_cast<unsigned>((n + kReduceBlock - 1) / kReduceBlock));
+    double s = seconds_of([&] { plain::block_sum(rgrid, x.data(), y.data(), n); });
+    const double passes = static_cast<double>(rgrid.x) * kReduceBlock * kBarriersPerThread;
+    results.push_back({"reduction_plain", "thread-barrier passes", passes / s, passes / s / cores,
+                       0, s, "the same with a plain __shared__ array, instrumented"});
   }
   if (wanted("traced")) {  // tracing: a Recording alive, checks off
     cudalab::emu::ScopedOptions options(bench_options(workers, false));
@@ -175,6 +200,22 @@ int main(int argc, char** argv) {
                        "axpy under a Recording: trace + coalescing analysis (target 10 M/s in "
                        "total)"});
     results.back().target_per_core = 10e6 / cores;
+  }
+  for (bool checks : {false, true}) {  // the instrumented path under a Recording
+    const char* name = checks ? "traced_checked_plain" : "traced_plain";
+    if (!wanted(checks ? "traced_plain" : "traced_plain")) continue;
+    cudalab::emu::ScopedOptions options(bench_options(workers, checks));
+    const long long n = std::min<long long>(elements, 4ll << 20);
+    const dim3 tgrid(static_cast<unsigned>((n + 255) / 256));
+    double s = 0;
+    {
+      cudalab::emu::Recording rec;
+      s = seconds_of([&] { plain::axpy(tgrid, block, 2.0f, x.data(), y.data(), n); });
+    }
+    const double accesses = 3.0 * static_cast<double>(n);
+    results.push_back({name, "traced accesses", accesses / s, accesses / s / cores, 0, s,
+                       checks ? "plain CUDA under a Recording, checks on"
+                              : "plain CUDA under a Recording, checks off"});
   }
 
   std::printf("emulator benchmark: %u workers on %u host cores, %lld elements\n", workers,

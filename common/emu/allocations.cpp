@@ -1,6 +1,13 @@
 // The registry of device memory: every cudaMalloc, live or freed.
+//
+// Each allocation sits between two red zones (guard bytes that belong to no
+// allocation), so that an instrumented `a[n]` just past the end is seen as
+// out of bounds of `a` rather than as an access into a neighbour; and freed
+// memory stays reserved in a quarantine for a while, so that a use after free
+// is recognised as one instead of touching whatever cudaMalloc returned next.
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <shared_mutex>
 
@@ -14,10 +21,16 @@ namespace {
 // that reading it before writing gives visibly wrong results, not zeros.
 constexpr unsigned char kFreshMemoryByte = 0xff;
 constexpr std::size_t kAlignment = 256;  // what cudaMalloc guarantees
+constexpr std::size_t kRedZone = 256;    // before and after each allocation
+// Freed memory is returned to the host only when the quarantine holds more.
+constexpr std::size_t kQuarantineBytes = std::size_t{256} << 20;
 
 struct Registry {
   std::shared_mutex mutex;
-  std::map<std::uintptr_t, Allocation*> live;    // by base address
+  std::map<std::uintptr_t, Allocation*> live;   // by base address
+  std::map<std::uintptr_t, Allocation*> spans;  // live and quarantined, by reserved start
+  std::deque<Allocation*> quarantine;           // freed, oldest first
+  std::size_t quarantined_bytes = 0;
   std::vector<std::unique_ptr<Allocation>> all;  // never shrinks: freed entries stay
 };
 
@@ -31,17 +44,21 @@ Registry& registry() {
 Allocation* allocate(std::size_t bytes) {
   const std::size_t rounded =
       (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  void* memory = std::aligned_alloc(kAlignment, rounded);
+  const std::size_t reserved = kRedZone + rounded + kRedZone;
+  void* memory = std::aligned_alloc(kAlignment, reserved);
   if (!memory) return nullptr;
-  std::memset(memory, kFreshMemoryByte, rounded);
+  std::memset(memory, kFreshMemoryByte, reserved);
   auto a = std::make_unique<Allocation>();
-  a->base = reinterpret_cast<std::uintptr_t>(memory);
+  a->reserved_low = reinterpret_cast<std::uintptr_t>(memory);
+  a->reserved_bytes = reserved;
+  a->base = a->reserved_low + kRedZone;
   a->bytes = bytes;
   a->initialised = std::make_unique<std::uint8_t[]>(std::max<std::size_t>(bytes, 1));
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
   Allocation* raw = a.get();
   r.live[raw->base] = raw;
+  r.spans[raw->reserved_low] = raw;
   r.all.push_back(std::move(a));
   return raw;
 }
@@ -56,8 +73,27 @@ bool release(void* base) {
   a->freed.store(true);
   a->initialised.reset();
   delete[] a->last_writer.exchange(nullptr);
-  std::free(base);
+  r.quarantine.push_back(a);
+  r.quarantined_bytes += a->reserved_bytes;
+  while (r.quarantined_bytes > kQuarantineBytes) {
+    Allocation* oldest = r.quarantine.front();
+    r.quarantine.pop_front();
+    r.quarantined_bytes -= oldest->reserved_bytes;
+    r.spans.erase(oldest->reserved_low);
+    std::free(reinterpret_cast<void*>(oldest->reserved_low));
+  }
   return true;
+}
+
+Allocation* find_span(const void* p) noexcept {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  auto it = r.spans.upper_bound(address);
+  if (it == r.spans.begin()) return nullptr;
+  --it;
+  Allocation* a = it->second;
+  return address - a->reserved_low < a->reserved_bytes ? a : nullptr;
 }
 
 Allocation* find_live(const void* p, std::size_t bytes) noexcept {

@@ -216,7 +216,7 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
     std::uint32_t cached_id[kCache];
     std::size_t cached = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uintptr_t bits = site_bits(raw[i].site);
+      const std::uintptr_t bits = raw[i].site.bits();
       std::uint32_t id = 0;
       std::size_t c = 0;
       while (c < cached && cached_bits[c] != bits) ++c;

@@ -115,6 +115,30 @@ class BlockRun {
   std::vector<WarpState> warps;
   void* dynamic_shared = nullptr;
 
+  // ---- shared memory: one arena per block (shared_memory.cpp) ----
+  // [static declarations in first-use order | up to kStaticSharedLimit]
+  // [dynamic part, launch->shared_bytes]. Instrumented accesses inside it are
+  // shared-memory accesses.
+  std::uintptr_t shared_low = 0;
+  std::uintptr_t shared_bytes = 0;
+  std::uint8_t* shared_written = nullptr;  // per arena byte: written in this block?
+  std::size_t static_poisoned = 0;         // static bytes poisoned for this block
+  std::uint64_t layout_launch = 0;         // launch id the layout cache belongs to
+  std::vector<std::pair<const void*, std::uint32_t>> layout_cache;
+
+  // ---- the instrumented path's cache (hooks.cpp): the allocations hit last ----
+  // (a kernel reads x and writes y: one entry would miss on every access).
+  // Emptied when a launch starts, as cudaFree may run between launches.
+  struct CachedAllocation {
+    std::uintptr_t low = 0;
+    std::uintptr_t bytes = 0;
+    const Allocation* allocation = nullptr;
+  };
+  static constexpr unsigned kCachedAllocations = 4;
+  CachedAllocation cached[kCachedAllocations];
+  unsigned cache_next = 0;  // the entry to replace next
+  std::uint64_t cache_launch = 0;
+
   // ---- scheduling ----
   unsigned next_unstarted = 0;
   unsigned exited = 0;

@@ -34,7 +34,7 @@ const char* kind_word(unsigned flags) {
 
 // Fills in what every access report says: kernel, thread, address, allocation.
 Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const void* address,
-                     std::size_t bytes, unsigned flags, const std::source_location& site) {
+                     std::size_t bytes, unsigned flags) {
   Report r;
   r.kind = kind;
   r.kernel = run.launch->name;
@@ -46,13 +46,11 @@ Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const 
     r.allocation_base = a->base;
     r.allocation_bytes = a->bytes;
   }
-  r.file = site.file_name();
-  r.line = site.line();
-  return r;
+  return r;  // LaunchState::report fills in the file and line of the site
 }
 
 bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
-                  unsigned flags, const std::source_location& site) {
+                  unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   if (a && !a->freed.load(std::memory_order_relaxed) && p >= a->base &&
       p + bytes <= a->base + a->bytes) {
@@ -84,18 +82,18 @@ bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::
                 static_cast<std::intptr_t>(bytes ? bytes : 1))
          << ")";
   }
-  Report r = access_report(run, kind, a, address, bytes, flags, site);
+  Report r = access_report(run, kind, a, address, bytes, flags);
   r.message = what.str();
-  run.launch->report(std::move(r), cudaErrorIllegalAddress, &site);
+  run.launch->report(std::move(r), cudaErrorIllegalAddress, site);
   return false;
 }
 
 // Always on: a GPU faults on a misaligned access whatever the checks say.
 void report_misaligned(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
-                       std::size_t alignment, unsigned flags, const std::source_location& site) {
+                       std::size_t alignment, unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   const bool shared = flags & kShared;
-  Report r = access_report(run, ReportKind::misaligned_address, a, address, bytes, flags, site);
+  Report r = access_report(run, ReportKind::misaligned_address, a, address, bytes, flags);
   std::ostringstream what;
   what << "Misaligned address: " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
        << " in " << (shared ? "shared" : "global") << " memory, " << p % alignment
@@ -107,26 +105,25 @@ void report_misaligned(BlockRun& run, const Allocation* a, const void* address, 
   what << ". An access of this type must start at a multiple of " << alignment
        << " bytes; the GPU stops the kernel with cudaErrorMisalignedAddress";
   r.message = what.str();
-  run.launch->report(std::move(r), cudaErrorMisalignedAddress, &site);
+  run.launch->report(std::move(r), cudaErrorMisalignedAddress, site);
 }
 
 void check_initialised(BlockRun& run, Allocation& a, const void* address, std::size_t bytes,
-                       unsigned flags, const std::source_location& site) {
+                       unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   const std::uint8_t* init = a.initialised.get();
   if (!init) return;
   for (std::size_t i = 0; i < bytes; ++i) {
     if (!std::atomic_ref<const std::uint8_t>(init[p - a.base + i])
              .load(std::memory_order_relaxed)) {
-      Report r =
-          access_report(run, ReportKind::uninitialized_read, &a, address, bytes, flags, site);
+      Report r = access_report(run, ReportKind::uninitialized_read, &a, address, bytes, flags);
       std::ostringstream what;
       what << "Uninitialised read of " << bytes << " bytes at " << hex(p) << " (offset "
            << p - a.base << " of allocation " << hex(a.base)
            << "): nothing wrote this memory since cudaMalloc (no kernel store, cudaMemset or "
               "cudaMemcpy)";
       r.message = what.str();
-      run.launch->report(std::move(r), cudaSuccess, &site);
+      run.launch->report(std::move(r), cudaSuccess, site);
       return;
     }
   }
@@ -141,7 +138,7 @@ bool ordered(const BlockRun& run, unsigned other, std::uint32_t other_syncs) {
 }
 
 void check_intra_block_race(BlockRun& run, const Allocation* a, const void* address,
-                            std::size_t bytes, unsigned flags, const std::source_location& site) {
+                            std::size_t bytes, unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   const unsigned me = current_thread->linear;
   const std::uint16_t me1 = static_cast<std::uint16_t>(me + 1);
@@ -176,7 +173,7 @@ void check_intra_block_race(BlockRun& run, const Allocation* a, const void* addr
       }
     }
     if (conflict) {
-      Report r = access_report(run, ReportKind::intra_block_race, a, address, bytes, flags, site);
+      Report r = access_report(run, ReportKind::intra_block_race, a, address, bytes, flags);
       std::ostringstream what;
       const uint3 t = run.threads[other->thread - 1u].thread_idx;
       what << "Race (" << conflict << ") on " << ((flags & kShared) ? "shared" : "global")
@@ -185,7 +182,7 @@ void check_intra_block_race(BlockRun& run, const Allocation* a, const void* addr
            << ")'s access at " << format_site(other->site)
            << " fall in the same barrier interval (a __syncthreads() is missing between them)";
       r.message = what.str();
-      run.launch->report(std::move(r), cudaSuccess, &site);
+      run.launch->report(std::move(r), cudaSuccess, site);
     }
     const WordShadow::Access mine{me1, mask, syncs, site};
     if (flags & kWrite) {
@@ -201,7 +198,7 @@ void check_intra_block_race(BlockRun& run, const Allocation* a, const void* addr
 }
 
 void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, std::size_t bytes,
-                            unsigned flags, const std::source_location& site) {
+                            unsigned flags, SiteRef site) {
   // Word granularity: sub-word stores (half, char) by neighbouring blocks
   // would share a word without racing, so they are not checked.
   if (bytes < 4) return;
@@ -212,7 +209,7 @@ void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, s
     std::uint64_t old = shadow[(word - a.base) / 4].exchange(mine, std::memory_order_relaxed);
     if (old != 0 && old != mine && (old >> 40) == (mine >> 40)) {
       const std::uint64_t other_block = (old & ((std::uint64_t{1} << 40) - 1)) - 1;
-      Report r = access_report(run, ReportKind::inter_block_race, &a, address, bytes, flags, site);
+      Report r = access_report(run, ReportKind::inter_block_race, &a, address, bytes, flags);
       const dim3 g = run.info.grid_dim;
       std::ostringstream what;
       what << "Race between blocks: block (" << other_block % g.x << "," << other_block / g.x % g.y
@@ -220,7 +217,7 @@ void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, s
            << hex(word) << " (offset " << word - a.base << " of allocation " << hex(a.base)
            << ") without atomics; the result depends on which block runs last";
       r.message = what.str();
-      run.launch->report(std::move(r), cudaSuccess, &site);
+      run.launch->report(std::move(r), cudaSuccess, site);
       return;
     }
   }
@@ -230,6 +227,11 @@ void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, s
 
 bool on_access(const Allocation* allocation, const void* address, std::size_t bytes,
                std::size_t alignment, unsigned flags, const std::source_location& site) noexcept {
+  return on_access_at(allocation, address, bytes, alignment, flags, SiteRef(site));
+}
+
+bool on_access_at(const Allocation* allocation, const void* address, std::size_t bytes,
+                  std::size_t alignment, unsigned flags, SiteRef site) noexcept {
   BlockRun* run = current_thread->run;
   if (!run) return true;  // host code using a global_ptr: nothing to check
   const bool shared = allocation && allocation->is_shared_space;
@@ -283,8 +285,6 @@ bool on_shared_index(std::ptrdiff_t index, std::size_t extent, std::size_t eleme
   r.address = reinterpret_cast<std::uintptr_t>(array_base) +
               static_cast<std::uintptr_t>(index) * element_bytes;
   r.access_bytes = element_bytes;
-  r.file = site.file_name();
-  r.line = site.line();
   r.message = "Out-of-bounds shared memory index " + std::to_string(index) +
               " into a dimension of extent " + std::to_string(extent) + " at " + format_site(site);
   run->launch->report(std::move(r), cudaErrorIllegalAddress, &site);

@@ -65,7 +65,8 @@ struct Worker {
   StackPool stacks;
   BlockRun run;
   std::vector<Fiber*> spare_fibers;
-  std::vector<unsigned char> dynamic_shared;
+  std::vector<unsigned char> shared_arena;
+  std::vector<std::uint8_t> shared_written;
 
   ~Worker() {
     for (Fiber* f : spare_fibers) {
@@ -110,6 +111,8 @@ void BlockRun::fiber_loop(Fiber* self) {
   while (next_unstarted < thread_count && !failed) {
     unsigned t = next_unstarted++;
     extra[t].fiber = self;
+    threads[t].stack_low = reinterpret_cast<std::uintptr_t>(self->stack.base);
+    threads[t].stack_bytes = self->stack.bytes;
     current_thread = &threads[t];
     try {
       launch->body(launch->context);
@@ -307,10 +310,6 @@ void BlockRun::report(ReportKind kind, unsigned thread, std::string message,
   r.kernel = launch->name;
   r.where = thread_id_of(info, thread);
   r.message = std::move(message);
-  if (site) {
-    r.file = site->file_name();
-    r.line = site->line();
-  }
   launch->report(std::move(r), fault, site);
 }
 
@@ -439,15 +438,11 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.epoch = 1;
   run.shadow.clear();
   run.trace.clear();
-  if (launch.shared_bytes > 0) {
-    if (worker.dynamic_shared.size() < launch.shared_bytes + 128) {
-      worker.dynamic_shared.resize(launch.shared_bytes + 128);
-    }
-    auto raw = reinterpret_cast<std::uintptr_t>(worker.dynamic_shared.data());
-    run.dynamic_shared = reinterpret_cast<void*>((raw + 127) & ~std::uintptr_t{127});
-  } else {
-    run.dynamic_shared = nullptr;
+  if (run.cache_launch != launch.id) {
+    run.cache_launch = launch.id;
+    for (auto& c : run.cached) c = {};
   }
+  prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
   run.execute();
   if (launch.recording) analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
 }
@@ -476,7 +471,8 @@ void run_launch_state(LaunchState& launch) {
 
 std::uint64_t next_launch_id() { return ++launch_counter; }
 
-bool validate_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream) {
+bool validate_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
+                     cudaStream_t stream) {
   if (!is_default_stream(stream)) {
     set_last_error(cudaErrorInvalidResourceHandle);
     return false;
@@ -486,6 +482,9 @@ bool validate_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream
             block.z <= 64 && threads <= 1024 && grid.x >= 1 && grid.y >= 1 && grid.z >= 1 &&
             grid.x <= 0x7fffffffu && grid.y <= 65535 && grid.z <= 65535 &&
             shared_bytes <= kMaxDynamicSharedBytes;
+  // Above 48 KiB only with cudaFuncSetAttribute(kernel,
+  // cudaFuncAttributeMaxDynamicSharedMemorySize, n >= shared_bytes).
+  ok = ok && shared_bytes <= max_dynamic_shared_of(kernel);
   // CUDA 13 reports every bad shape as an invalid value (seen on an H200,
   // 2026-11-29); CUDA 12 said cudaErrorInvalidConfiguration.
   if (!ok) set_last_error(cudaErrorInvalidValue);

@@ -26,6 +26,8 @@ namespace cudalab::emu {
 struct Allocation {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
+  std::uintptr_t reserved_low = 0;  // red zone, memory, red zone (allocations.cpp)
+  std::size_t reserved_bytes = 0;
   bool is_shared_space = false;  // the sentinel for traced shared memory
   std::atomic<bool> freed{false};
   std::unique_ptr<std::uint8_t[]> initialised;  // one byte per byte: written yet?
@@ -40,11 +42,16 @@ struct Allocation {
 
 namespace detail {
 
+class BlockRun;
+
 // ---- allocations (allocations.cpp) ----
 Allocation* allocate(std::size_t bytes);
 bool release(void* base);  // false: not a live allocation
 // The live allocation containing [p, p+bytes); nullptr if none.
 Allocation* find_live(const void* p, std::size_t bytes) noexcept;
+// The allocation, live or in the quarantine of freed memory, whose reserved
+// range (red zones included) contains p; nullptr if none.
+Allocation* find_span(const void* p) noexcept;
 std::vector<AllocationInfo> live_allocations();
 
 // ---- options and errors (runtime.cpp / recorder.cpp) ----
@@ -82,10 +89,47 @@ inline std::uintptr_t site_bits(const std::source_location& s) noexcept {
   return std::bit_cast<std::uintptr_t>(s);
 }
 
+// Where an access or a report comes from, in one word: either a
+// source_location (the global_ptr / shared_array path: the pointer to its
+// per-site constant, 8-aligned, so the low bit is 0) or the pc of an
+// instrumented access (the hook's return address, stored shifted with the
+// low bit set). A pc becomes file:line only when something is reported or
+// exported (resolve()).
+class SiteRef {
+ public:
+  SiteRef() noexcept = default;
+  SiteRef(const std::source_location& s) noexcept : bits_(site_bits(s)) {}  // NOLINT: implicit
+  static SiteRef at_pc(const void* pc) noexcept {
+    SiteRef r;
+    r.bits_ = (reinterpret_cast<std::uintptr_t>(pc) << 1) | 1u;
+    return r;
+  }
+  bool is_pc() const noexcept { return bits_ & 1u; }
+  const void* pc() const noexcept { return reinterpret_cast<const void*>(bits_ >> 1); }
+  std::source_location location() const noexcept {
+    return is_pc() ? std::source_location{} : std::bit_cast<std::source_location>(bits_);
+  }
+  std::uintptr_t bits() const noexcept { return bits_; }
+  explicit operator bool() const noexcept { return bits_ != 0; }
+
+ private:
+  std::uintptr_t bits_ = 0;
+};
+
+// A site as a reader sees it: file, line, column, function.
+struct ResolvedSite {
+  std::string file;
+  unsigned line = 0;
+  unsigned column = 0;
+  std::string function;
+};
+// For a pc: the symbolizer's answer for the call instruction (pc - 1).
+ResolvedSite resolve(SiteRef site);
+
 // An access as the block collects it, before sites get their launch ids.
 struct RawAccess {
   std::uint64_t address;
-  std::source_location site;
+  SiteRef site;
   std::uint16_t thread;
   std::uint8_t bytes;
   std::uint8_t flags;
@@ -104,7 +148,8 @@ struct LaunchState {
   std::size_t shared_bytes = 0;
   void (*body)(void*) = nullptr;
   void* context = nullptr;
-  std::uint64_t id = 0;  // process-wide launch counter (for the shadows)
+  std::size_t context_bytes = 0;  // the parameter block the kernel's threads copy from
+  std::uint64_t id = 0;           // process-wide launch counter (for the shadows)
   Options options;
   bool recording = false;  // a Recording is alive: trace and analyse
   std::uint64_t total_blocks = 0;
@@ -116,19 +161,29 @@ struct LaunchState {
   std::set<std::tuple<int, std::string, unsigned, unsigned>> reported;  // de-duplication
   cudaError_t error = cudaSuccess;
   std::vector<Site> sites;
+  std::vector<SiteRef> site_refs;  // per site id; pc sites are resolved when the record is made
   std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> site_ids;
+  std::unordered_map<std::uintptr_t, std::uint32_t> pc_site_ids;
+  // Static shared memory of the instrumented path: offset of each
+  // declaration in the block's arena, fixed in first-use order.
+  std::vector<std::pair<const void*, std::uint32_t>> shared_layout;
+  std::atomic<std::size_t> static_shared_bytes{0};
   std::vector<std::pair<std::uint32_t, std::vector<AccessRecord>>> traces;  // per block
   std::uint64_t accesses_kept = 0;
   std::uint64_t accesses_seen = 0;
   std::unordered_map<std::uint32_t, SiteStats> stats;
 
-  // Adds a report unless an equal one (kind, site) is already there.
-  void report(Report r, cudaError_t fault, const std::source_location* site);
-  std::uint32_t site_id(const std::source_location& s);
+  // Adds a report unless an equal one (kind, site) is already there; fills
+  // the report's file and line from `site` when it names one.
+  void report(Report r, cudaError_t fault, SiteRef site);
+  void report(Report r, cudaError_t fault, const std::source_location* site) {
+    report(std::move(r), fault, site ? SiteRef(*site) : SiteRef());
+  }
+  std::uint32_t site_id(SiteRef s);
 };
 
 ThreadId thread_id_of(const BlockInfo& block, unsigned linear_thread);
-std::string format_site(const std::source_location& s);
+std::string format_site(SiteRef s);
 
 // Per-block race shadow entry for one 4-byte word (checks.cpp): the last
 // writer and up to two distinct readers within the current barrier interval.
@@ -137,12 +192,29 @@ struct WordShadow {
     std::uint16_t thread = 0;  // thread + 1; 0: none
     std::uint8_t mask = 0;     // bytes of the word it touched
     std::uint32_t warp_syncs = 0;
-    std::source_location site;
+    SiteRef site;
   };
   std::uint32_t epoch = 0;
   Access writer;
   Access readers[2];
 };
+
+// The per-access path of checks.cpp for both kinds of site: on_access
+// (global_ptr.hpp) is this with a source_location.
+bool on_access_at(const Allocation* allocation, const void* address, std::size_t bytes,
+                  std::size_t alignment, unsigned flags, SiteRef site) noexcept;
+
+// Shared memory (shared_memory.cpp). The static part of a block's arena: at
+// most 48 KiB, as on every GPU since Kepler; the dynamic part follows it.
+inline constexpr std::size_t kStaticSharedLimit = 48 * 1024;
+// Sizes the worker's arena for `launch`, points the block at it and poisons
+// the part the block can use (contents 0xff, nothing written yet).
+void prepare_shared_arena(BlockRun& run, const LaunchState& launch,
+                          std::vector<unsigned char>& arena, std::vector<std::uint8_t>& written);
+
+// cudaFuncAttributeMaxDynamicSharedMemorySize per kernel (48 KiB unless set).
+cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) noexcept;
+std::size_t max_dynamic_shared_of(const void* kernel) noexcept;
 
 // Block-level analyses at the end of a block (analysis.cpp).
 void analyse_block(LaunchState& launch, std::uint32_t block_linear,

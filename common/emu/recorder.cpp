@@ -13,6 +13,7 @@
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "engine.hpp"
+#include "symbolizer.hpp"
 
 namespace cudalab::emu {
 
@@ -37,15 +38,28 @@ void update_hooks() {
 
 const Options& current_options() noexcept { return global_options; }
 
-std::string format_site(const std::source_location& s) {
-  std::string file = s.file_name();
+ResolvedSite resolve(SiteRef site) {
+  if (!site) return {};
+  if (site.is_pc()) {
+    // The pc is a return address: the call instruction ends just before it.
+    SourcePlace p = symbolize(static_cast<const char*>(site.pc()) - 1);
+    return {std::move(p.file), p.line, p.column, std::move(p.function)};
+  }
+  const std::source_location s = site.location();
+  return {s.file_name(), s.line(), s.column(), s.function_name()};
+}
+
+std::string format_site(SiteRef site) {
+  ResolvedSite s = resolve(site);
+  std::string file = s.file;
   // The last two path components are enough to find the line.
   std::size_t cut = file.rfind('/');
   if (cut != std::string::npos && cut > 0) {
     std::size_t before = file.rfind('/', cut - 1);
     if (before != std::string::npos) file = file.substr(before + 1);
   }
-  return file + ":" + std::to_string(s.line());
+  if (file.empty()) return s.function.empty() ? std::string("<unknown>") : s.function;
+  return file + ":" + std::to_string(s.line);
 }
 
 ThreadId thread_id_of(const BlockInfo& block, unsigned linear_thread) {
@@ -56,13 +70,18 @@ ThreadId thread_id_of(const BlockInfo& block, unsigned linear_thread) {
   return id;
 }
 
-void LaunchState::report(Report r, cudaError_t fault, const std::source_location* site) {
+void LaunchState::report(Report r, cudaError_t fault, SiteRef site) {
+  // Resolved outside the lock: the symbolizer may take a while on a new pc.
+  const ResolvedSite place = resolve(site);
+  if (site) {
+    r.file = place.file;
+    r.line = place.line;
+  }
   std::lock_guard lock(mutex);
   if (fault != cudaSuccess && error == cudaSuccess) error = fault;
   // One report per kind and source line: a bug in a kernel fires in every
   // thread, and the first instance is the useful one.
-  auto key = std::make_tuple(static_cast<int>(r.kind), std::string(site ? site->file_name() : ""),
-                             site ? site->line() : 0u, site ? site->column() : 0u);
+  auto key = std::make_tuple(static_cast<int>(r.kind), place.file, place.line, place.column);
   if (!reported.insert(key).second) return;
   if (reports.size() >= options.max_reports_per_launch) {
     ++reports_suppressed;
@@ -72,19 +91,30 @@ void LaunchState::report(Report r, cudaError_t fault, const std::source_location
   reports.push_back(std::move(r));
 }
 
-std::uint32_t LaunchState::site_id(const std::source_location& s) {
+std::uint32_t LaunchState::site_id(SiteRef site) {
   // Called with `mutex` held.
+  if (site.is_pc()) {
+    // Resolved when the record is made (run_launch), not per block.
+    auto [it, added] = pc_site_ids.emplace(site.bits(), static_cast<std::uint32_t>(sites.size()));
+    if (added) {
+      sites.push_back(Site{it->second, "", 0, 0, ""});
+      site_refs.push_back(site);
+    }
+    return it->second;
+  }
+  const std::source_location s = site.location();
   SiteKey key = SiteKey::of(s);
   auto it = site_ids.find(key);
   if (it != site_ids.end()) return it->second;
   auto id = static_cast<std::uint32_t>(sites.size());
   sites.push_back(Site{id, s.file_name(), s.line(), s.column(), s.function_name()});
+  site_refs.push_back(site);
   site_ids.emplace(key, id);
   return id;
 }
 
 void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
-                void (*body)(void*), void* context) {
+                void (*body)(void*), void* context, std::size_t context_bytes) {
   LaunchState launch;
   launch.kernel = kernel;
   launch.name = kernel_name(kernel);
@@ -93,6 +123,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   launch.shared_bytes = shared_bytes;
   launch.body = body;
   launch.context = context;
+  launch.context_bytes = context_bytes;
   launch.id = next_launch_id();
   launch.options = global_options;
   launch.recording = active_recording != nullptr;
@@ -111,6 +142,15 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   record.grid = grid;
   record.block = block;
   record.shared_bytes = shared_bytes;
+  for (std::size_t i = 0; i < launch.sites.size(); ++i) {
+    if (!launch.site_refs[i].is_pc()) continue;
+    ResolvedSite place = resolve(launch.site_refs[i]);
+    Site& s = launch.sites[i];
+    s.file = std::move(place.file);
+    s.line = place.line;
+    s.column = place.column;
+    s.function = std::move(place.function);
+  }
   record.sites = std::move(launch.sites);
   std::sort(launch.traces.begin(), launch.traces.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -185,6 +225,8 @@ const char* to_string(ReportKind kind) {
       return "warp_collective";
     case ReportKind::kernel_exception:
       return "kernel_exception";
+    case ReportKind::shared_memory_limit:
+      return "shared_memory_limit";
   }
   return "unknown";
 }

@@ -236,6 +236,18 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   return cudaSuccess;
 }
 
+cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int value) {
+  switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+      return detail::set_max_dynamic_shared(kernel, value);
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+      if (value < -1 || value > 100) return fail(cudaErrorInvalidValue);
+      return cudaSuccess;
+    default:
+      return fail(cudaErrorInvalidValue);
+  }
+}
+
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
   if (!value) return fail(cudaErrorInvalidValue);
   if (device != 0) return fail(cudaErrorInvalidDevice);

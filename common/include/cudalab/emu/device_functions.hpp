@@ -19,6 +19,10 @@
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/thread_state.hpp"
 
+// Reports one atomic access made by instrumented code (hooks.cpp); its site
+// is the caller's pc.
+extern "C" void emulated_device_atomic_access(void* address, std::size_t bytes) noexcept;
+
 namespace cudalab::emu {
 
 namespace detail {
@@ -60,15 +64,6 @@ T from_bits(std::uint64_t bits) noexcept {
   T v;
   std::memcpy(&v, &bits, sizeof(T));
   return v;
-}
-
-template <class T, class F>
-T atomic_update(T* address, F next) noexcept {
-  std::atomic_ref<T> a(*address);
-  T old = a.load(std::memory_order_relaxed);
-  while (!a.compare_exchange_weak(old, next(old), std::memory_order_relaxed)) {
-  }
-  return old;
 }
 
 }  // namespace detail
@@ -151,26 +146,78 @@ inline int __all_sync(unsigned mask, int predicate,
 // pointers (&p[i], p + i), which are checked and recorded as atomic accesses
 // (exempt from the race checks). The value parameter never takes part in
 // deduction, so atomicAdd(int_ptr, 1u) converts as CUDA's overloads do.
-#define CUDALAB_EMU_ATOMIC(name, body)                                                 \
-  template <class T>                                                                   \
-  T name(T* address, std::type_identity_t<T> val) noexcept {                           \
-    std::atomic_ref<T> a(*address);                                                    \
-    (void)a;                                                                           \
-    body                                                                               \
-  }                                                                                    \
-  template <class T>                                                                   \
-  T name(global_ptr<T> p, std::type_identity_t<T> val,                                 \
-         std::source_location site = std::source_location::current()) noexcept {       \
-    if (!detail::atomic_allowed(p.allocation(), p.get(), sizeof(T), site)) return T{}; \
-    return name(p.get(), val);                                                         \
+// In code compiled with the emulator's instrumentation (cudalab_emu_instrument,
+// where GCC defines __SANITIZE_THREAD__), the operation itself runs in an
+// uninstrumented function and the access is reported once, as one atomic at
+// the student's line: otherwise atomicMax's compare-exchange loop would show
+// as an atomic load plus several compare-exchanges. The operations use the
+// __atomic builtins, which expand in place: std::atomic_ref's members would
+// not be inlined into an uninstrumented function and would be seen again.
+#if defined(__SANITIZE_THREAD__)
+#define CUDALAB_EMU_ATOMIC_SEEN(address) ::emulated_device_atomic_access(address, sizeof(*address))
+#define CUDALAB_EMU_ATOMIC_UNSEEN __attribute__((noinline, no_sanitize("thread")))
+#else
+#define CUDALAB_EMU_ATOMIC_SEEN(address) (void)0
+#define CUDALAB_EMU_ATOMIC_UNSEEN
+#endif
+#define CUDALAB_EMU_ATOMIC(name, body)                                                             \
+  namespace unseen {                                                                               \
+  template <class T>                                                                               \
+  CUDALAB_EMU_ATOMIC_UNSEEN T name##_unseen(T* address, T val) noexcept {                          \
+    body                                                                                           \
+  }                                                                                                \
+  }                                                                                                \
+  template <class T>                                                                               \
+  __attribute__((always_inline)) inline T name(T* address, std::type_identity_t<T> val) noexcept { \
+    CUDALAB_EMU_ATOMIC_SEEN(address);                                                              \
+    return unseen::name##_unseen<T>(address, val);                                                 \
+  }                                                                                                \
+  template <class T>                                                                               \
+  T name(global_ptr<T> p, std::type_identity_t<T> val,                                             \
+         std::source_location site = std::source_location::current()) noexcept {                   \
+    if (!detail::atomic_allowed(p.allocation(), p.get(), sizeof(T), site)) return T{};             \
+    return unseen::name##_unseen<T>(p.get(), val);                                                 \
   }
 
-CUDALAB_EMU_ATOMIC(atomicAdd, { return a.fetch_add(val, std::memory_order_relaxed); })
-CUDALAB_EMU_ATOMIC(atomicSub, { return a.fetch_sub(val, std::memory_order_relaxed); })
-CUDALAB_EMU_ATOMIC(atomicExch, { return a.exchange(val, std::memory_order_relaxed); })
-CUDALAB_EMU_ATOMIC(atomicAnd, { return a.fetch_and(val, std::memory_order_relaxed); })
-CUDALAB_EMU_ATOMIC(atomicOr, { return a.fetch_or(val, std::memory_order_relaxed); })
-CUDALAB_EMU_ATOMIC(atomicXor, { return a.fetch_xor(val, std::memory_order_relaxed); })
+}  // namespace device_api
+namespace detail {
+template <class T, class F>
+CUDALAB_EMU_ATOMIC_UNSEEN T atomic_update(T* address, F next) noexcept {
+  T old;
+  __atomic_load(address, &old, __ATOMIC_RELAXED);
+  for (;;) {
+    T desired = next(old);
+    if (__atomic_compare_exchange(address, &old, &desired, true, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED)) {
+      return old;
+    }
+  }
+}
+}  // namespace detail
+namespace device_api {
+
+CUDALAB_EMU_ATOMIC(atomicAdd, {
+  if constexpr (std::is_integral_v<T>) {
+    return __atomic_fetch_add(address, val, __ATOMIC_RELAXED);
+  } else {
+    return detail::atomic_update(address, [val](T old) { return old + val; });
+  }
+})
+CUDALAB_EMU_ATOMIC(atomicSub, {
+  if constexpr (std::is_integral_v<T>) {
+    return __atomic_fetch_sub(address, val, __ATOMIC_RELAXED);
+  } else {
+    return detail::atomic_update(address, [val](T old) { return old - val; });
+  }
+})
+CUDALAB_EMU_ATOMIC(atomicExch, {
+  T old;
+  __atomic_exchange(address, &val, &old, __ATOMIC_RELAXED);
+  return old;
+})
+CUDALAB_EMU_ATOMIC(atomicAnd, { return __atomic_fetch_and(address, val, __ATOMIC_RELAXED); })
+CUDALAB_EMU_ATOMIC(atomicOr, { return __atomic_fetch_or(address, val, __ATOMIC_RELAXED); })
+CUDALAB_EMU_ATOMIC(atomicXor, { return __atomic_fetch_xor(address, val, __ATOMIC_RELAXED); })
 CUDALAB_EMU_ATOMIC(atomicMax, {
   return detail::atomic_update(address, [val](T old) { return old < val ? val : old; });
 })
@@ -188,18 +235,27 @@ CUDALAB_EMU_ATOMIC(atomicDec, {
 })
 #undef CUDALAB_EMU_ATOMIC
 
+namespace unseen {
 template <class T>
-T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> val) noexcept {
-  std::atomic_ref<T> a(*address);
-  a.compare_exchange_strong(compare, val, std::memory_order_relaxed);
+CUDALAB_EMU_ATOMIC_UNSEEN T atomic_cas_unseen(T* address, T compare, T val) noexcept {
+  __atomic_compare_exchange(address, &compare, &val, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return compare;  // holds the old value whether or not the swap happened
+}
+}  // namespace unseen
+template <class T>
+__attribute__((always_inline)) inline T atomicCAS(T* address, std::type_identity_t<T> compare,
+                                                  std::type_identity_t<T> val) noexcept {
+  CUDALAB_EMU_ATOMIC_SEEN(address);
+  return unseen::atomic_cas_unseen<T>(address, compare, val);
 }
 template <class T>
 T atomicCAS(global_ptr<T> p, std::type_identity_t<T> compare, std::type_identity_t<T> val,
             std::source_location site = std::source_location::current()) noexcept {
   if (!detail::atomic_allowed(p.allocation(), p.get(), sizeof(T), site)) return T{};
-  return atomicCAS(p.get(), compare, val);
+  return unseen::atomic_cas_unseen<T>(p.get(), compare, val);
 }
+#undef CUDALAB_EMU_ATOMIC_SEEN
+#undef CUDALAB_EMU_ATOMIC_UNSEEN
 
 // ---- math intrinsics ------------------------------------------------------------
 // The fast-math `__` versions compute the accurate result on the host; the

@@ -15,22 +15,37 @@ namespace cudalab::emu {
 
 namespace detail {
 
+// A copy made past the compiler's instrumentation: in an instrumented
+// translation unit each CUDA thread copies its parameters without a hook
+// call per parameter.
+template <class T>
+#if defined(__SANITIZE_THREAD__)
+__attribute__((noinline, no_sanitize("thread")))
+#endif
+T unseen_copy(const T& from) noexcept(std::is_nothrow_copy_constructible_v<T>) {
+  return from;
+}
+
 // Checks a launch shape as the GPU does. On a bad shape it sets the last
 // error to cudaErrorInvalidValue, as CUDA 13 does (cudaErrorInvalidResourceHandle for
-// an unknown stream) and returns false: nothing runs.
-bool validate_launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream);
+// an unknown stream) and returns false: nothing runs. Dynamic shared memory
+// above 48 KiB needs the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize.
+bool validate_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
+                     cudaStream_t stream);
 
 // Runs `body` once per CUDA thread of the grid, each on a fiber; blocks go to
-// the worker pool. `kernel` only names the launch in reports.
+// the worker pool. `kernel` names the launch in reports; `context` (of
+// `context_bytes`) is the parameter block the threads copy their arguments
+// from, which instrumented kernel code may read.
 void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
-                void (*body)(void*), void* context);
+                void (*body)(void*), void* context, std::size_t context_bytes);
 
 }  // namespace detail
 
 // The current block's dynamic shared memory (the third chevron argument, in
-// bytes). What `extern __shared__ T smem[];` is on the GPU; use it through
-// cudalab::dynamic_shared<T>(). Not traced: accesses through it are not seen
-// by the race check or the bank-conflict analysis.
+// bytes). What `extern __shared__ T smem[];` is on the GPU. Accesses through
+// it are seen (races, bank conflicts, uninitialised reads) in instrumented
+// code (cudalab_emu_instrument), not in the global_ptr path.
 void* dynamic_shared_memory() noexcept;
 
 // kernel<<<grid, block, shared_bytes, stream>>>(args...).
@@ -43,18 +58,21 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t
                    cudaStream_t stream, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "launch: the number of arguments differs from the kernel's parameters");
-  if (!detail::validate_launch(grid, block, shared_bytes, stream)) return;
+  if (!detail::validate_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes,
+                               stream)) {
+    return;
+  }
   using Parameters = std::tuple<std::remove_cvref_t<Params>...>;
   struct Context {
     void (*kernel)(Params...);
     Parameters parameters;
   } context{kernel, Parameters(std::forward<Args>(args)...)};
   auto body = [](void* erased) {
-    auto* c = static_cast<Context*>(erased);
-    std::apply(c->kernel, c->parameters);  // by-value parameters: a copy per thread
+    Context c = detail::unseen_copy(*static_cast<const Context*>(erased));
+    std::apply(c.kernel, std::move(c.parameters));  // by-value parameters: a copy per thread
   };
   detail::run_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, body,
-                     &context);
+                     &context, sizeof context);
 }
 
 }  // namespace cudalab::emu

@@ -72,16 +72,18 @@ class ScopedOptions {
 // ---- reports ----------------------------------------------------------------------
 
 enum class ReportKind {
-  out_of_bounds,       // access outside the allocation the pointer came from
-  use_after_free,      // access to an allocation already cudaFree'd
-  invalid_pointer,     // access through a pointer into no device allocation
-  misaligned_address,  // address not a multiple of the access's alignment (16 for float4)
-  intra_block_race,    // two threads of one block, same address, one barrier interval
-  inter_block_race,    // two blocks wrote one global address without atomics
-  uninitialized_read,  // read of device memory nothing wrote
-  divergent_barrier,   // threads wait at a barrier others never reach
-  warp_collective,     // a mask naming absent lanes, a shuffle reading an exited lane, ...
-  kernel_exception,    // a C++ exception escaped the kernel
+  out_of_bounds,        // access outside the allocation the pointer came from
+  use_after_free,       // access to an allocation already cudaFree'd
+  invalid_pointer,      // access through a pointer into no device allocation
+  misaligned_address,   // address not a multiple of the access's alignment (16 for float4)
+  intra_block_race,     // two threads of one block, same address, one barrier interval
+  inter_block_race,     // two blocks wrote one global address without atomics
+  uninitialized_read,   // read of device memory nothing wrote
+  divergent_barrier,    // threads wait at a barrier others never reach
+  warp_collective,      // a mask naming absent lanes, a shuffle reading an exited lane, ...
+  kernel_exception,     // a C++ exception escaped the kernel
+  shared_memory_limit,  // static shared memory over 48 KiB, or static + dynamic over the opt-in
+                        // limit
 };
 const char* to_string(ReportKind kind);
 

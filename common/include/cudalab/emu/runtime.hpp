@@ -28,8 +28,10 @@ namespace cudalab::emu {
 
 // The name cudaGetDeviceProperties reports.
 inline constexpr const char* kDeviceName = "cudalab CPU emulator";
-// Largest dynamic shared memory per block a launch may ask for (as an H100's
-// opt-in limit; the emulator does not require cudaFuncSetAttribute).
+// Largest shared memory per block (static + dynamic) a launch may use: the
+// H100's and H200's opt-in limit (cudaDevAttrMaxSharedMemoryPerBlockOptin).
+// Dynamic shared memory above 48 KiB needs cudaFuncSetAttribute first, as on
+// the GPU.
 inline constexpr std::size_t kMaxDynamicSharedBytes = 227 * 1024;
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes);
@@ -57,6 +59,14 @@ cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+// Only cudaFuncAttributeMaxDynamicSharedMemorySize has an effect (up to
+// kMaxDynamicSharedBytes; more is cudaErrorInvalidValue, as on the GPU);
+// cudaFuncAttributePreferredSharedMemoryCarveout is accepted and ignored.
+cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int value);
+template <class... Params>
+cudaError_t cudaFuncSetAttribute(void (*kernel)(Params...), cudaFuncAttribute attr, int value) {
+  return ::cudalab::emu::cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), attr, value);
+}
 
 namespace detail {
 // True for the stream handles the emulator accepts today.

@@ -15,17 +15,7 @@
 
 #include "cudalab/emu/launch.hpp"
 
-// The current block's copy of one static declaration comes from the emulator's
-// shared-memory arena. Until the header that defines it lands, its declaration
-// (the interface agreed in issue 9) lets this header compile.
-#if __has_include("cudalab/emu/shared_memory.hpp")
 #include "cudalab/emu/shared_memory.hpp"
-#else
-namespace cudalab::emu {
-template <class T, std::size_t Align = alignof(T), class Site>
-T& static_shared(Site) noexcept;
-}  // namespace cudalab::emu
-#endif
 
 namespace cudalab::emu {
 

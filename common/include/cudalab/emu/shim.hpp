@@ -53,16 +53,26 @@
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/shared_array.hpp"
 #include "cudalab/emu/shared_at_namespace.hpp"
+#include "cudalab/emu/shared_memory.hpp"
 #include "cudalab/emu/thread_state.hpp"
 
 // Device functions at global scope, where CUDA code calls them unqualified.
 using namespace ::cudalab::emu::device_api;
 
 // ---- builtin variables -------------------------------------------------------------
+#if defined(__SANITIZE_THREAD__)
+// Instrumented code (cudalab_emu_instrument): values read past the
+// instrumentation, so that they cost no hook call (thread_state.hpp).
+#define threadIdx (::cudalab::emu::detail::thread_idx())
+#define blockIdx (::cudalab::emu::detail::block_idx())
+#define blockDim (::cudalab::emu::detail::block_dim())
+#define gridDim (::cudalab::emu::detail::grid_dim())
+#else
 #define threadIdx (::cudalab::emu::detail::current_thread->thread_idx)
 #define blockIdx (::cudalab::emu::detail::current_thread->block->block_idx)
 #define blockDim (::cudalab::emu::detail::current_thread->block->block_dim)
 #define gridDim (::cudalab::emu::detail::current_thread->block->grid_dim)
+#endif
 
 // ---- qualifiers ----------------------------------------------------------------------
 // Kernels live in headers included by several translation units; `inline`
@@ -95,6 +105,7 @@ using namespace ::cudalab::emu::device_api;
 #define cudaSetDevice ::cudalab::emu::cudaSetDevice
 #define cudaGetDeviceProperties ::cudalab::emu::cudaGetDeviceProperties
 #define cudaDeviceGetAttribute ::cudalab::emu::cudaDeviceGetAttribute
+#define cudaFuncSetAttribute ::cudalab::emu::cudaFuncSetAttribute
 
 // Every other runtime function is renamed to <name>_is_not_provided_by_the_cudalab_emulator,
 // so that calling it is a compile error naming it. Without this, the call would

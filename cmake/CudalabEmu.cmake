@@ -1,0 +1,29 @@
+# cudalab_emu_instrument(<target> <sources...>)
+#
+# Compiles the given sources of <target> (its emulator translation units:
+# the files that hold a lab's kernels as the host compiler sees them) with
+# GCC's thread-sanitizer instrumentation, so that every load, store and
+# atomic of the kernels calls the emulator's __tsan_* entry points
+# (common/emu/hooks.cpp) and is checked and traced like a global_ptr access.
+# libtsan is not linked: only compile options are set.
+#
+#   -fsanitize=thread                           the instrumentation itself
+#   -fno-tree-sra                               a float4 copy stays one 16-byte access
+#                                               (with SRA it becomes four 4-byte ones)
+#   --param=tsan-instrument-func-entry-exit=0   no call on every function entry and exit
+#   -g1 (unless the build has -g)               line tables: reports name file:line
+#
+# The target must link cudalab::emu (which provides the entry points) and
+# should set ENABLE_EXPORTS so that kernels are named in reports.
+function(cudalab_emu_instrument target)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    message(FATAL_ERROR "cudalab_emu_instrument: the emulator's instrumentation is measured "
+                        "with GCC only (found ${CMAKE_CXX_COMPILER_ID})")
+  endif()
+  if(NOT ARGN)
+    message(FATAL_ERROR "cudalab_emu_instrument(${target}): name the sources to instrument")
+  endif()
+  set_property(SOURCE ${ARGN} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+               -fsanitize=thread -fno-tree-sra --param=tsan-instrument-func-entry-exit=0
+               $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1>)
+endfunction()

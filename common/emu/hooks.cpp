@@ -1,0 +1,395 @@
+// The entry points GCC's thread-sanitizer instrumentation calls
+// (-fsanitize=thread on an emulator translation unit, see
+// cmake/CudalabEmu.cmake): every load, store and atomic that the optimised
+// kernel code still makes arrives here with its address, and the return
+// address of the call is its site. libtsan is never linked; this library
+// itself is compiled without the instrumentation.
+//
+// The fast path, in the order the tests run:
+//   not a CUDA thread (host code, other OS threads)   -> nothing to see
+//   the thread's own fiber stack (escaping locals)    -> nothing to see
+//   misaligned for its size                           -> report, stop the block
+//   checks and recording off                          -> nothing more
+//   the block's shared-memory arena                   -> a shared access
+//   the allocation this worker hit last               -> a global access
+// and otherwise the slow path: the allocation registry (red zones and freed
+// memory give out-of-bounds and use-after-free reports), emulator state that
+// kernel code reads legitimately (its ThreadState and BlockInfo, the launch's
+// parameter block), the program's read-only data (constant memory), and
+// anything else is an invalid address. A faulting access never happens: the
+// compiled load or store runs right after the hook returns, so the hook stops
+// the block instead of returning, as the GPU stops the kernel.
+#include <link.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "block_run.hpp"
+#include "cudalab/emu/shared_array.hpp"
+
+namespace cudalab::emu::detail {
+
+namespace {
+
+bool inside(std::uintptr_t a, std::size_t bytes, const void* low, std::size_t size) {
+  const auto l = reinterpret_cast<std::uintptr_t>(low);
+  return a - l < size && a - l + bytes <= size;
+}
+
+// The read-only PT_LOAD segments of the program and its libraries: string
+// literals, lookup tables, `static const` data. Kernel code reads them as it
+// reads constant memory on a GPU. Collected on first need and again when an
+// address is not found (a library may have been loaded since).
+class ReadOnlyData {
+ public:
+  bool contains(std::uintptr_t a, std::size_t bytes) {
+    std::lock_guard lock(mutex_);
+    if (find(a, bytes)) return true;
+    collect();
+    return find(a, bytes);
+  }
+
+ private:
+  bool find(std::uintptr_t a, std::size_t bytes) const {
+    return std::any_of(ranges_.begin(), ranges_.end(),
+                       [&](const auto& r) { return a >= r.first && a + bytes <= r.second; });
+  }
+  void collect() {
+    ranges_.clear();
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* self) {
+          auto& ranges = static_cast<ReadOnlyData*>(self)->ranges_;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& h = info->dlpi_phdr[i];
+            if (h.p_type == PT_LOAD && !(h.p_flags & PF_W)) {
+              const std::uintptr_t low = info->dlpi_addr + h.p_vaddr;
+              ranges.emplace_back(low, low + h.p_memsz);
+            }
+          }
+          return 0;
+        },
+        this);
+  }
+  std::mutex mutex_;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges_;
+};
+
+ReadOnlyData& read_only_data() {
+  static ReadOnlyData data;
+  return data;
+}
+
+std::string hex(std::uintptr_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << v;
+  return s.str();
+}
+
+// Out-of-bounds index into the arena (outside every declaration's bytes and
+// the dynamic part), an uninitialised read, then the common checks.
+[[gnu::noinline]] void shared_access(BlockRun& run, std::uintptr_t a, std::size_t bytes,
+                                     std::size_t alignment, unsigned flags, SiteRef site) {
+  const std::size_t offset = a - run.shared_low;
+  const LaunchState& launch = *run.launch;
+  const std::size_t static_end = launch.static_shared_bytes.load(std::memory_order_relaxed);
+  const bool in_static = offset + bytes <= static_end;
+  const bool in_dynamic =
+      offset >= kStaticSharedLimit && offset + bytes <= kStaticSharedLimit + launch.shared_bytes;
+  const Checks& checks = launch.options.checks;
+  if (!in_static && !in_dynamic && checks.bounds && !(a & (alignment - 1))) {
+    Report r;
+    r.kind = ReportKind::out_of_bounds;
+    r.kernel = launch.name;
+    r.where = thread_id_of(run.info, current_thread->linear);
+    r.address = a;
+    r.access_bytes = bytes;
+    r.is_write = flags & kWrite;
+    std::ostringstream what;
+    what << "Out-of-bounds shared memory " << ((flags & kWrite) ? "write" : "read") << " of "
+         << bytes << " bytes at " << hex(a) << ": offset " << offset
+         << " of the block's shared memory, which holds " << static_end
+         << " bytes of __shared__ variables and " << launch.shared_bytes
+         << " bytes of dynamic shared memory";
+    if (offset >= kStaticSharedLimit) {
+      what << " (" << offset - kStaticSharedLimit << " bytes into the dynamic part)";
+    }
+    r.message = what.str();
+    run.launch->report(std::move(r), cudaErrorIllegalAddress, site);
+    run.abort_block();
+  }
+  if (checks.uninitialized && (flags & kRead) && !(flags & kAtomic) && !(a & (alignment - 1))) {
+    for (std::size_t i = 0; i < bytes; ++i) {
+      if (run.shared_written[offset + i]) continue;
+      Report r;
+      r.kind = ReportKind::uninitialized_read;
+      r.kernel = launch.name;
+      r.where = thread_id_of(run.info, current_thread->linear);
+      r.address = a;
+      r.access_bytes = bytes;
+      std::ostringstream what;
+      what << "Uninitialised read of " << bytes << " bytes of shared memory at " << hex(a)
+           << " (offset " << offset
+           << " of the block's shared memory): no thread of this block wrote it; shared memory "
+              "starts with unspecified contents in every block";
+      r.message = what.str();
+      run.launch->report(std::move(r), cudaSuccess, site);
+      break;
+    }
+  }
+  if (flags & kWrite) std::memset(run.shared_written + offset, 1, bytes);
+  on_access_at(shared_space(), reinterpret_cast<const void*>(a), bytes, alignment, flags, site);
+}
+
+[[gnu::noinline]] void slow_access(const void* address, std::size_t bytes, std::size_t alignment,
+                                   unsigned flags, const void* pc) {
+  ThreadState* t = current_thread;
+  BlockRun& run = *t->run;
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const SiteRef site = SiteRef::at_pc(pc);
+  // Emulator state that inlined shim code reads (threadIdx & co).
+  if (inside(a, bytes, &current_thread, sizeof current_thread) ||
+      inside(a, bytes, run.threads.data(), run.threads.size() * sizeof(ThreadState)) ||
+      inside(a, bytes, &run.info, sizeof run.info) ||
+      inside(a, bytes, run.launch->context, run.launch->context_bytes)) {
+    return;
+  }
+  if (a - run.shared_low < run.shared_bytes) {
+    shared_access(run, a, bytes, alignment, flags, site);
+    return;
+  }
+  const Allocation* allocation = find_span(address);
+  if (!allocation && (flags & kWrite) == 0 && read_only_data().contains(a, bytes)) {
+    return;  // constant memory: neither traced nor checked
+  }
+  if (!access_hooks_on) {
+    // Only the alignment check is on.
+    if (a & (alignment - 1)) on_access_at(allocation, address, bytes, alignment, flags, site);
+    return;
+  }
+  if (!on_access_at(allocation, address, bytes, alignment, flags, site)) {
+    run.abort_block();  // out of bounds, freed, or no device memory: the access must not happen
+  }
+  if (allocation && !allocation->freed.load(std::memory_order_relaxed) && a >= allocation->base &&
+      a + bytes <= allocation->base + allocation->bytes) {
+    run.cached[run.cache_next] = {allocation->base, allocation->bytes, allocation};
+    run.cache_next = (run.cache_next + 1) % BlockRun::kCachedAllocations;
+  }
+}
+
+[[gnu::always_inline]] inline void seen(const void* address, std::size_t bytes,
+                                        std::size_t alignment, unsigned flags, const void* pc) {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const bool aligned = (a & (alignment - 1)) == 0;
+  // Checks and recording off: only a misaligned access matters, wherever it is.
+  if (!access_hooks_on && aligned) [[likely]] {
+    return;
+  }
+  ThreadState* t = current_thread;
+  BlockRun* run = t->run;
+  if (!run) return;
+  if (a - t->stack_low < t->stack_bytes) return;
+  if (aligned) {
+    for (const BlockRun::CachedAllocation& c : run->cached) {
+      if (a - c.low < c.bytes && a - c.low + bytes <= c.bytes) {
+        on_access_at(c.allocation, address, bytes, alignment, flags, SiteRef::at_pc(pc));
+        return;
+      }
+    }
+  }
+  slow_access(address, bytes, alignment, flags, pc);
+}
+
+// A range access (a struct copy, an access the compiler cannot prove
+// aligned) in pieces of at most 16 bytes on 16-byte boundaries, as the GPU
+// would load it with its widest vector accesses.
+void seen_range(const void* address, std::size_t bytes, unsigned flags, const void* pc) {
+  auto a = reinterpret_cast<std::uintptr_t>(address);
+  const std::uintptr_t end = a + bytes;
+  while (a < end) {
+    const std::uintptr_t next = std::min<std::uintptr_t>(end, (a + 16) & ~std::uintptr_t{15});
+    seen(reinterpret_cast<const void*>(a), next - a, 1, flags, pc);
+    a = next;
+  }
+}
+
+using a8 = std::uint8_t;
+using a16 = std::uint16_t;
+using a32 = std::uint32_t;
+using a64 = std::uint64_t;
+__extension__ typedef unsigned __int128 a128;
+
+template <class T>
+[[gnu::always_inline]] inline void seen_atomic(const volatile T* address, unsigned flags,
+                                               const void* pc) {
+  seen(const_cast<const T*>(address), sizeof(T), sizeof(T), flags | kAtomic, pc);
+}
+
+// 128-bit atomics without cmpxchg16b (not in the x86-64 baseline): a
+// striped lock keeps them atomic with respect to each other.
+std::mutex& lock_of(const volatile void* a) {
+  static std::mutex locks[64];
+  return locks[(reinterpret_cast<std::uintptr_t>(a) >> 4) % 64];
+}
+
+}  // namespace
+
+}  // namespace cudalab::emu::detail
+
+using cudalab::emu::detail::a128;
+using cudalab::emu::detail::a16;
+using cudalab::emu::detail::a32;
+using cudalab::emu::detail::a64;
+using cudalab::emu::detail::a8;
+using cudalab::emu::detail::kAtomic;
+using cudalab::emu::detail::kRead;
+using cudalab::emu::detail::kWrite;
+using cudalab::emu::detail::seen;
+using cudalab::emu::detail::seen_atomic;
+using cudalab::emu::detail::seen_range;
+
+#define CUDALAB_PC __builtin_return_address(0)
+
+extern "C" {
+
+// ---- plain loads and stores -----------------------------------------------------------
+#define CUDALAB_EMU_ACCESS(n)                                                              \
+  void __tsan_read##n(void* a) { seen(a, n, n, kRead, CUDALAB_PC); }                       \
+  void __tsan_write##n(void* a) { seen(a, n, n, kWrite, CUDALAB_PC); }                     \
+  void __tsan_volatile_read##n(void* a) { seen(a, n, n, kRead, CUDALAB_PC); }              \
+  void __tsan_volatile_write##n(void* a) { seen(a, n, n, kWrite, CUDALAB_PC); }            \
+  void __tsan_unaligned_read##n(void* a) { seen_range(a, n, kRead, CUDALAB_PC); }          \
+  void __tsan_unaligned_write##n(void* a) { seen_range(a, n, kWrite, CUDALAB_PC); }        \
+  void __tsan_unaligned_volatile_read##n(void* a) { seen_range(a, n, kRead, CUDALAB_PC); } \
+  void __tsan_unaligned_volatile_write##n(void* a) { seen_range(a, n, kWrite, CUDALAB_PC); }
+CUDALAB_EMU_ACCESS(1)
+CUDALAB_EMU_ACCESS(2)
+CUDALAB_EMU_ACCESS(4)
+CUDALAB_EMU_ACCESS(8)
+CUDALAB_EMU_ACCESS(16)
+#undef CUDALAB_EMU_ACCESS
+
+void __tsan_read_range(void* a, unsigned long size) { seen_range(a, size, kRead, CUDALAB_PC); }
+void __tsan_write_range(void* a, unsigned long size) { seen_range(a, size, kWrite, CUDALAB_PC); }
+
+// ---- what the instrumentation calls besides accesses ---------------------------------
+void __tsan_init() {}
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_vptr_update(void** vptr, void*) {
+  seen(vptr, sizeof(void*), sizeof(void*), kWrite, CUDALAB_PC);
+}
+void __tsan_vptr_read(void** vptr) { seen(vptr, sizeof(void*), sizeof(void*), kRead, CUDALAB_PC); }
+void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+// One atomic of the device API (device_functions.hpp) on a raw pointer.
+void emulated_device_atomic_access(void* address, std::size_t bytes) noexcept {
+  seen(address, bytes, bytes, kRead | kWrite | kAtomic, CUDALAB_PC);
+}
+
+// ---- atomics: report, then do the operation (sequentially consistent, the
+// strongest order, is correct for every order asked for) --------------------------------
+#define CUDALAB_EMU_ATOMICS(n)                                                                  \
+  a##n __tsan_atomic##n##_load(const volatile a##n* a, int) {                                   \
+    seen_atomic(a, kRead, CUDALAB_PC);                                                          \
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                \
+  }                                                                                             \
+  void __tsan_atomic##n##_store(volatile a##n* a, a##n v, int) {                                \
+    seen_atomic(a, kWrite, CUDALAB_PC);                                                         \
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                   \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_exchange(volatile a##n* a, a##n v, int) {                             \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                         \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_fetch_add(volatile a##n* a, a##n v, int) {                            \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                          \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_fetch_sub(volatile a##n* a, a##n v, int) {                            \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                          \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_fetch_and(volatile a##n* a, a##n v, int) {                            \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                          \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_fetch_or(volatile a##n* a, a##n v, int) {                             \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                           \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_fetch_xor(volatile a##n* a, a##n v, int) {                            \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                          \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_fetch_nand(volatile a##n* a, a##n v, int) {                           \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                         \
+  }                                                                                             \
+  int __tsan_atomic##n##_compare_exchange_strong(volatile a##n* a, a##n* c, a##n v, int, int) { \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
+  }                                                                                             \
+  int __tsan_atomic##n##_compare_exchange_weak(volatile a##n* a, a##n* c, a##n v, int, int) {   \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
+  }                                                                                             \
+  a##n __tsan_atomic##n##_compare_exchange_val(volatile a##n* a, a##n c, a##n v, int, int) {    \
+    seen_atomic(a, kRead | kWrite, CUDALAB_PC);                                                 \
+    __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);           \
+    return c;                                                                                   \
+  }
+CUDALAB_EMU_ATOMICS(8)
+CUDALAB_EMU_ATOMICS(16)
+CUDALAB_EMU_ATOMICS(32)
+CUDALAB_EMU_ATOMICS(64)
+#undef CUDALAB_EMU_ATOMICS
+
+// 128 bits: the same operations under a lock.
+#define CUDALAB_EMU_LOCKED(flags, ...)                    \
+  seen_atomic(a, flags, CUDALAB_PC);                      \
+  std::lock_guard lock(cudalab::emu::detail::lock_of(a)); \
+  a128& x = *const_cast<a128*>(a);                        \
+  __VA_ARGS__
+a128 __tsan_atomic128_load(const volatile a128* a, int) { CUDALAB_EMU_LOCKED(kRead, return x;) }
+void __tsan_atomic128_store(volatile a128* a, a128 v, int) { CUDALAB_EMU_LOCKED(kWrite, x = v;) }
+#define CUDALAB_EMU_RMW128(name, expression)                                      \
+  a128 __tsan_atomic128_##name(volatile a128* a, a128 v, int) {                   \
+    CUDALAB_EMU_LOCKED(kRead | kWrite, a128 old = x; x = expression; return old;) \
+  }
+CUDALAB_EMU_RMW128(exchange, v)
+CUDALAB_EMU_RMW128(fetch_add, old + v)
+CUDALAB_EMU_RMW128(fetch_sub, old - v)
+CUDALAB_EMU_RMW128(fetch_and, old& v)
+CUDALAB_EMU_RMW128(fetch_or, old | v)
+CUDALAB_EMU_RMW128(fetch_xor, old ^ v)
+CUDALAB_EMU_RMW128(fetch_nand, ~(old& v))
+#undef CUDALAB_EMU_RMW128
+int __tsan_atomic128_compare_exchange_strong(volatile a128* a, a128* c, a128 v, int, int) {
+  CUDALAB_EMU_LOCKED(
+      kRead | kWrite,
+      if (x == *c) {
+        x = v;
+        return 1;
+      }* c = x;
+      return 0;)
+}
+int __tsan_atomic128_compare_exchange_weak(volatile a128* a, a128* c, a128 v, int, int) {
+  CUDALAB_EMU_LOCKED(
+      kRead | kWrite,
+      if (x == *c) {
+        x = v;
+        return 1;
+      }* c = x;
+      return 0;)
+}
+a128 __tsan_atomic128_compare_exchange_val(volatile a128* a, a128 c, a128 v, int, int) {
+  CUDALAB_EMU_LOCKED(kRead | kWrite, a128 old = x; if (old == c) x = v; return old;)
+}
+#undef CUDALAB_EMU_LOCKED
+
+}  // extern "C"

@@ -1,0 +1,206 @@
+// Plain-CUDA kernels as the source rewrite (tools/emu_rewrite.py) hands them
+// to the host compiler: plain pointers, `__shared__` declarations turned into
+// static_shared / dynamic_shared_memory, launches through launch_kernel.
+// Compiled with cudalab_emu_instrument: every access is seen by the hooks.
+// Tests assert the source lines below; keep each *_line next to its access.
+#include "plain_kernels.hpp"
+
+#include "cudalab/kernel.hpp"
+
+namespace plain_kernels {
+
+const char* const kFile = __FILE__;
+
+// Not in an anonymous namespace: reports name kernels through their
+// exported symbols.
+namespace device {
+
+__global__ void scale_kernel(const float* x, float* y, int n, float a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i];
+}
+
+template <bool Synchronise>
+__global__ void block_sum_kernel(const int* in, int* out, int n) {
+  int(&warp_sums)[32] = cudalab::emu::static_shared<int[32]>([] {});
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = i < n ? in[i] : 0;
+  for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
+  if (Synchronise) __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0;
+    for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+    if (threadIdx.x == 0) *out = v;
+  }
+}
+const int block_sum_first_line = __LINE__ - 12;
+
+template <bool Synchronise>
+__global__ void block_sum_dynamic_kernel(const int* in, int* out, int n) {
+  int* const warp_sums = static_cast<int*>(cudalab::emu::dynamic_shared_memory());
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = i < n ? in[i] : 0;
+  for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
+  if (Synchronise) __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0;
+    for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+    if (threadIdx.x == 0) *out = v;
+  }
+}
+const int block_sum_dynamic_first_line = __LINE__ - 12;
+
+template <int Columns>
+__global__ void transpose_kernel(const float* in, float* out) {
+  float(&tile)[32][Columns] = cudalab::emu::static_shared<float[32][Columns]>([] {});
+  const int x = threadIdx.x, y = threadIdx.y;
+  tile[y][x] = in[y * 32 + x];
+  __syncthreads();
+  out[y * 32 + x] = tile[x][y];
+}
+
+__global__ void write_past_end_kernel(float* a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) a[i] = 1.0f;
+}
+const int write_past_end_kernel_line = __LINE__ - 2;
+
+__global__ void copy_kernel(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+const int copy_kernel_line = __LINE__ - 2;
+
+__global__ void read_shared_unwritten_kernel(float* out) {
+  float& s = cudalab::emu::static_shared<float>([] {});
+  out[threadIdx.x] = s;
+}
+const int read_shared_unwritten_kernel_line = __LINE__ - 2;
+
+__global__ void histogram_kernel(const int* keys, int* counts, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicAdd(&counts[keys[i]], 1);
+    out[i] = keys[i];
+  }
+}
+
+__global__ void load_float4_kernel(const float* p, float* out) {
+  float4 v = *reinterpret_cast<const float4*>(p + 1);
+  out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+const int load_float4_kernel_line = __LINE__ - 3;
+
+__global__ void touch_dynamic_shared_kernel(int* out, int last) {
+  int* const buffer = static_cast<int*>(cudalab::emu::dynamic_shared_memory());
+  buffer[last] = 7;
+  *out = buffer[last];
+}
+
+__global__ void every_block_writes_kernel(int* out) { out[0] = static_cast<int>(blockIdx.x); }
+
+__global__ void barrier_in_branch_kernel(float* out) {
+  if (threadIdx.x < 16) __syncthreads();
+  out[threadIdx.x] = 1.0f;
+}
+const int barrier_in_branch_kernel_line = __LINE__ - 3;
+
+__global__ void too_much_static_shared_kernel(float* out) {
+  float(&big)[13 * 1024] = cudalab::emu::static_shared<float[13 * 1024]>([] {});
+  big[threadIdx.x] = 1.0f;
+  out[threadIdx.x] = big[threadIdx.x];
+}
+
+__global__ void shared_index_past_end_kernel(float* out, int index) {
+  float(&s)[32] = cudalab::emu::static_shared<float[32]>([] {});
+  s[index] = 1.0f;
+  out[0] = 2.0f;
+}
+const int shared_index_past_end_kernel_line = __LINE__ - 3;
+
+}  // namespace device
+
+using namespace device;
+
+const int block_sum_write_line = block_sum_first_line + 4;
+const int block_sum_read_line = block_sum_first_line + 7;
+const int block_sum_dynamic_write_line = block_sum_dynamic_first_line + 4;
+const int block_sum_dynamic_read_line = block_sum_dynamic_first_line + 7;
+const int write_past_end_line = write_past_end_kernel_line;
+const int copy_read_line = copy_kernel_line;
+const int read_shared_unwritten_line = read_shared_unwritten_kernel_line;
+const int load_float4_line = load_float4_kernel_line;
+const int barrier_in_branch_line = barrier_in_branch_kernel_line;
+const int shared_index_past_end_line = shared_index_past_end_kernel_line;
+
+using cudalab::emu::launch_kernel;
+
+void scale(const float* x, float* y, int n, float a, unsigned blocks, unsigned threads) {
+  launch_kernel(scale_kernel, dim3(blocks), dim3(threads), 0, nullptr, x, y, n, a);
+}
+
+void block_sum(const int* in, int* out, int n, unsigned threads, bool dynamic, bool synchronise) {
+  if (dynamic) {
+    launch_kernel(synchronise ? block_sum_dynamic_kernel<true> : block_sum_dynamic_kernel<false>,
+                  dim3(1), dim3(threads), 32 * sizeof(int), nullptr, in, out, n);
+  } else {
+    launch_kernel(synchronise ? block_sum_kernel<true> : block_sum_kernel<false>, dim3(1),
+                  dim3(threads), 0, nullptr, in, out, n);
+  }
+}
+
+void transpose(const float* in, float* out, bool padded) {
+  launch_kernel(padded ? transpose_kernel<33> : transpose_kernel<32>, dim3(1), dim3(32, 32), 0,
+                nullptr, in, out);
+}
+
+void write_past_end(float* a, int n) {
+  launch_kernel(write_past_end_kernel, dim3((n + 1 + 63) / 64), dim3(64), 0, nullptr, a, n);
+}
+
+void copy(const float* in, float* out, int n) {
+  launch_kernel(copy_kernel, dim3((n + 63) / 64), dim3(64), 0, nullptr, in, out, n);
+}
+
+void read_shared_unwritten(float* out) {
+  launch_kernel(read_shared_unwritten_kernel, dim3(1), dim3(32), 0, nullptr, out);
+}
+
+void histogram(const int* keys, int* counts, int* out, int n) {
+  launch_kernel(histogram_kernel, dim3((n + 127) / 128), dim3(128), 0, nullptr, keys, counts, out,
+                n);
+}
+
+void load_float4(const float* p, float* out) {
+  launch_kernel(load_float4_kernel, dim3(1), dim3(32), 0, nullptr, p, out);
+}
+
+void touch_dynamic_shared(std::size_t bytes, int* out) {
+  launch_kernel(touch_dynamic_shared_kernel, dim3(1), dim3(1), bytes, nullptr, out,
+                static_cast<int>(bytes / sizeof(int)) - 1);
+}
+
+void every_block_writes(int* out, unsigned blocks) {
+  launch_kernel(every_block_writes_kernel, dim3(blocks), dim3(1), 0, nullptr, out);
+}
+
+void barrier_in_branch(float* out) {
+  launch_kernel(barrier_in_branch_kernel, dim3(1), dim3(32), 0, nullptr, out);
+}
+
+void too_much_static_shared(float* out) {
+  launch_kernel(too_much_static_shared_kernel, dim3(1), dim3(32), 0, nullptr, out);
+}
+
+void shared_index_past_end(float* out, int index) {
+  launch_kernel(shared_index_past_end_kernel, dim3(1), dim3(1), 0, nullptr, out, index);
+}
+
+cudaError_t allow_dynamic_shared(int bytes) {
+  return cudaFuncSetAttribute(touch_dynamic_shared_kernel,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+}  // namespace plain_kernels
