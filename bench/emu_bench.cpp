@@ -13,8 +13,9 @@
 // each of them again (`*_plain`) for the same kernel in plain CUDA (`float*`,
 // a plain `__shared__` array) compiled with the emulator's instrumentation,
 // measured in the same run.
-// --fidelity prints the emulator's sectors/request for the launches of
-// tests/emu/emu_fidelity_gpu.cu instead (compare with ncu on a GPU).
+// --fidelity prints the emulator's requests, sectors and shared-memory
+// wavefronts for the kernels of tests/emu/fidelity_kernels.cuh instead, which
+// emu_fidelity_gpu launches on a GPU for ncu (tools/fidelity_compare.py).
 // Nothing here asserts on time. The numbers go to stdout and, with --out, to
 // a result file (docs/results-format.md) with "gpu": null and one figure per
 // benchmark in millions per second per core.
@@ -22,15 +23,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "coalescing_kernels.cuh"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
 #include "cudalab/results.hpp"
 #include "emu_bench_plain.hpp"
+#include "emu_fidelity.hpp"
 
 namespace emu_bench {
 
@@ -84,24 +87,50 @@ cudalab::emu::Options bench_options(unsigned workers, bool checks) {
   return o;
 }
 
-int fidelity() {
-  constexpr int n = 1 << 20, block = 256;  // as in emu_fidelity_gpu.cu
-  auto in = zeros(std::size_t{32} * n), out = zeros(n);
+// The emulator's counts for the kernels of fidelity_kernels.cuh, as a table
+// and, with --out, as JSON for tools/fidelity_compare.py (schema
+// cudalab.emu.fidelity/1, docs/emulator.md).
+int fidelity(const std::string& out_path) {
   cudalab::emu::ScopedOptions options(bench_options(0, false));
-  using Kernel = void (*)(cudalab::global_ptr<const float>, cudalab::global_ptr<float>, int);
-  const std::pair<const char*, Kernel> kernels[] = {
-      {"load_coalesced", emu_fidelity::load_coalesced},
-      {"load_stride2", emu_fidelity::load_stride2},
-      {"load_stride32", emu_fidelity::load_stride32},
-      {"load_broadcast", emu_fidelity::load_broadcast}};
-  std::printf("%-16s %12s %12s %16s\n", "kernel", "requests", "sectors", "sectors/request");
-  for (auto [name, kernel] : kernels) {
-    cudalab::emu::Recording rec;
-    cudalab::launch(kernel, dim3(n / block), dim3(block), in.data(), out.data(), n);
-    const auto& loads = rec.last().coalescing.loads;
-    std::printf("%-16s %12llu %12llu %16.2f\n", name,
-                static_cast<unsigned long long>(loads.requests),
-                static_cast<unsigned long long>(loads.sectors), loads.sectors_per_request());
+  const std::vector<FidelityRecord> records = run_fidelity_kernels();
+  std::printf("%-22s %21s %21s %21s %21s %21s\n", "kernel", "global ld req/sect",
+              "global st req/sect", "global atom req/sect", "shared ld req/wavef",
+              "shared st req/wavef");
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const FidelityRecord& r : records) {
+    const auto sectors = [](const cudalab::emu::SectorStats& s) {
+      return nlohmann::json{{"requests", s.requests}, {"sectors", s.sectors}};
+    };
+    const auto banks = [](const cudalab::emu::BankStats& s) {
+      return nlohmann::json{{"requests", s.requests}, {"wavefronts", s.wavefronts}};
+    };
+    std::printf(
+        "%-22s %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu\n",
+        r.kernel.c_str(), static_cast<unsigned long long>(r.coalescing.loads.requests),
+        static_cast<unsigned long long>(r.coalescing.loads.sectors),
+        static_cast<unsigned long long>(r.coalescing.stores.requests),
+        static_cast<unsigned long long>(r.coalescing.stores.sectors),
+        static_cast<unsigned long long>(r.coalescing.atomics.requests),
+        static_cast<unsigned long long>(r.coalescing.atomics.sectors),
+        static_cast<unsigned long long>(r.bank_conflicts.loads.requests),
+        static_cast<unsigned long long>(r.bank_conflicts.loads.wavefronts),
+        static_cast<unsigned long long>(r.bank_conflicts.stores.requests),
+        static_cast<unsigned long long>(r.bank_conflicts.stores.wavefronts));
+    kernels.push_back({{"kernel", r.kernel},
+                       {"global_load", sectors(r.coalescing.loads)},
+                       {"global_store", sectors(r.coalescing.stores)},
+                       {"global_atomic", sectors(r.coalescing.atomics)},
+                       {"shared_load", banks(r.bank_conflicts.loads)},
+                       {"shared_store", banks(r.bank_conflicts.stores)}});
+  }
+  if (!out_path.empty()) {
+    std::ofstream out(out_path);
+    out << nlohmann::json{{"schema", "cudalab.emu.fidelity/1"}, {"kernels", kernels}}.dump(2)
+        << "\n";
+    if (!out) {
+      std::fprintf(stderr, "emu_bench: cannot write %s\n", out_path.c_str());
+      return 1;
+    }
   }
   return 0;
 }
@@ -124,10 +153,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"elementwise", "elementwise_checked", "reduction", "traced",
                              "elementwise_plain", "elementwise_checked_plain", "reduction_plain",
                              "traced_plain"}));
-  app.add_flag("--fidelity", fidelity_only,
-               "print sectors/request of emu_fidelity_gpu's launches instead");
+  app.add_flag(
+      "--fidelity", fidelity_only,
+      "print the emulator's counts for emu_fidelity_gpu's launches instead (--out: as JSON)");
   CLI11_PARSE(app, argc, argv);
-  if (fidelity_only) return fidelity();
+  if (fidelity_only) return fidelity(out_path);
   if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
   const double cores = workers;
   std::vector<Measure> results;

@@ -68,7 +68,8 @@ endfunction()
 # is, by nvcc; backend_emu.cpp by the host compiler from copies of it, of the
 # harness headers and of the lab's kernel files in which the triple-chevron
 # launches and __shared__ declarations became emulator calls
-# (cmake/CudalabEmuRewrite.cmake). REFERENCE builds it as the reference
+# (cmake/CudalabEmuRewrite.cmake), instrumented (cmake/CudalabEmu.cmake).
+# REFERENCE builds it as the reference
 # (CUDALAB_REFERENCE=1: the inline namespaces on_emu_reference/on_gpu_reference).
 function(cudalab_lab_backends target code_dir harness)
   cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE" "" "GPU_LIBRARIES;EMU_SOURCES")
@@ -79,10 +80,12 @@ function(cudalab_lab_backends target code_dir harness)
                       FILES ${code_files})
   cudalab_emu_rewrite(emu_dir harness_copies BASE_DIR "${harness}" OUT_DIR "${out}"
                       FILES ${harness_files} "${harness}/backend_emu.cpp")
-  # The copy of backend_emu.cpp is compiled; quoted #includes in it find the
-  # other copies first, in its own folder.
+  # The copy of backend_emu.cpp is compiled, instrumented so that the emulator
+  # sees every access of the kernels; quoted #includes in it find the other
+  # copies first, in its own folder.
   add_library(${target} STATIC ${harness_copies} ${code_copies} "${harness}/backend_gpu.cu"
                                ${ARG_EMU_SOURCES})
+  cudalab_emu_instrument(${target} "${out}/backend_emu.cpp")
   target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${code_dir}")
   target_link_libraries(${target} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
   if(ARG_REFERENCE)

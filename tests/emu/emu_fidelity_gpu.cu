@@ -1,12 +1,7 @@
-// Launches the four load patterns of coalescing_kernels.cuh once each on the
-// GPU, for ncu to measure sectors per request (one command line):
-//
-//   ncu --clock-control none --kernel-name regex:load_
-//     --metrics
-//     l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
-//     ./emu_fidelity_gpu
-//
-// `emu_bench --fidelity` prints the emulator's figures for the same launches.
+// Launches the kernels of fidelity_kernels.cuh once each on the GPU, for ncu
+// to count requests, sectors and shared-memory wavefronts
+// (tools/fidelity_compare.py runs it under ncu and compares with
+// `emu_bench --fidelity`, which runs the same source on the emulator).
 //
 // It then checks the launch errors the emulator copies from the GPU for
 // dynamic shared memory above 48 KiB (tests/emu/test_plain_cuda.cpp,
@@ -15,7 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "coalescing_kernels.cuh"
+#include "fidelity_kernels.cuh"
 
 namespace {
 
@@ -64,25 +59,29 @@ bool dynamic_shared_errors_match() {
 }  // namespace
 
 int main() {
-  constexpr int n = 1 << 20;  // threads per launch
-  constexpr int block = 256;
-  constexpr size_t in_elements = size_t{32} * n;  // the stride-32 kernel reads this far
+  using namespace emu_fidelity;
   float* in = nullptr;
   float* out = nullptr;
-  check(cudaMalloc(&in, in_elements * sizeof(float)), "cudaMalloc in");
-  check(cudaMalloc(&out, n * sizeof(float)), "cudaMalloc out");
-  check(cudaMemset(in, 0, in_elements * sizeof(float)), "cudaMemset");
-  const dim3 grid((n + block - 1) / block);
-  using namespace emu_fidelity;
-  cudalab::launch(load_coalesced, grid, dim3(block), in, out, n);
-  cudalab::launch(load_stride2, grid, dim3(block), in, out, n);
-  cudalab::launch(load_stride32, grid, dim3(block), in, out, n);
-  cudalab::launch(load_broadcast, grid, dim3(block), in, out, n);
-  check(cudaGetLastError(), "launch");
-  check(cudaDeviceSynchronize(), "kernels");
-  std::printf(
-      "launched load_coalesced, load_stride2, load_stride32, load_broadcast: %d threads each\n", n);
-  cudaFree(in);
-  cudaFree(out);
+  __half* in_half = nullptr;
+  __half* out_half = nullptr;
+  float* bins = nullptr;
+  check(cudaMalloc(&in, size_t{32} * kThreads * sizeof(float)), "cudaMalloc in");
+  check(cudaMalloc(&out, kThreads * sizeof(float)), "cudaMalloc out");
+  check(cudaMalloc(&in_half, kThreads * sizeof(__half)), "cudaMalloc in_half");
+  check(cudaMalloc(&out_half, kThreads * sizeof(__half)), "cudaMalloc out_half");
+  check(cudaMalloc(&bins, 64 * sizeof(float)), "cudaMalloc bins");
+  check(cudaMemset(in, 0, size_t{32} * kThreads * sizeof(float)), "cudaMemset in");
+  check(cudaMemset(in_half, 0, kThreads * sizeof(__half)), "cudaMemset in_half");
+  check(cudaMemset(bins, 0, 64 * sizeof(float)), "cudaMemset bins");
+  run_all(Buffers{in, out, in_half, out_half, bins}, [](const char* name, auto&& launch) {
+    launch();
+    check(cudaGetLastError(), name);
+    check(cudaDeviceSynchronize(), name);
+    std::printf("launched %s\n", name);
+  });
+  for (void* p : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(in_half),
+                  static_cast<void*>(out_half), static_cast<void*>(bins)}) {
+    check(cudaFree(p), "cudaFree");
+  }
   return dynamic_shared_errors_match() ? 0 : 1;
 }

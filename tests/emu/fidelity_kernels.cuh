@@ -19,8 +19,8 @@ constexpr int kTile = 32;
 
 // The device buffers every kernel reads or writes.
 struct Buffers {
-  float* in;      // 32 * kThreads floats (the stride-32 load reaches that far)
-  float* out;     // kThreads floats
+  float* in;   // 32 * kThreads floats (the stride-32 load reaches that far)
+  float* out;  // kThreads floats
   __half* in_half;
   __half* out_half;  // kThreads each
   float* bins;       // 64 floats
@@ -139,14 +139,12 @@ void run_all(const Buffers& b, Each&& each) {
   });
   each("copy_half", [&] { copy_half<<<grid, kBlock>>>(b.in_half, b.out_half, kThreads); });
   each("histogram_atomic", [&] { histogram_atomic<<<grid, kBlock>>>(b.bins, kThreads); });
-  each("lecture_broadcast_sum", [&] {
-    lecture_broadcast_sum<<<grid, kBlock>>>(b.out, b.in, kSide, kSide, kThreads);
-  });
+  each("lecture_broadcast_sum",
+       [&] { lecture_broadcast_sum<<<grid, kBlock>>>(b.out, b.in, kSide, kSide, kThreads); });
   each("transpose_naive", [&] { transpose_naive<<<tiles, tile_block>>>(b.in, b.out); });
   each("transpose_padded", [&] { transpose_padded<<<tiles, tile_block>>>(b.in, b.out); });
-  each("reduce_dynamic", [&] {
-    reduce_dynamic<<<grid, kBlock, kBlock * sizeof(float)>>>(b.in, b.out, kThreads);
-  });
+  each("reduce_dynamic",
+       [&] { reduce_dynamic<<<grid, kBlock, kBlock * sizeof(float)>>>(b.in, b.out, kThreads); });
 }
 
 }  // namespace CUDALAB_BACKEND

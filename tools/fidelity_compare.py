@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The emulator's memory-traffic counts next to ncu's, for the same kernels.
+
+Runs emu_fidelity_gpu under ncu (requests, sectors and shared-memory
+wavefronts of tests/emu/fidelity_kernels.cuh) and `emu_bench --fidelity`
+(the same source on the emulator), prints a table per kernel and access kind,
+writes both sets of figures to a JSON file, and exits 1 when a ratio
+(sectors or wavefronts per request) differs at the second decimal.
+
+  tools/fidelity_compare.py --gpu-program build/x/tests/emu/emu_fidelity_gpu \\
+      --emu-bench build/x/bench/emu_bench --out fidelity.json
+"""
+import argparse
+import csv
+import datetime
+import io
+import json
+import re
+import subprocess
+import sys
+
+# (kind, ncu metric for requests, ncu metric for sectors or wavefronts). An
+# atomic whose old value is unused is a RED on the GPU, else an ATOM: the
+# emulator counts both as atomics.
+KINDS = {
+    "global_load": (["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],
+                    ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]),
+    "global_store": (["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"],
+                     ["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
+    "global_atomic": (["l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+                       "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"],
+                      ["l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+                       "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"]),
+    "shared_load": (["smsp__sass_inst_executed_op_shared_ld.sum"],
+                    ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]),
+    "shared_store": (["smsp__sass_inst_executed_op_shared_st.sum"],
+                     ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]),
+}
+UNIT = {"global_load": "sectors", "global_store": "sectors", "global_atomic": "sectors",
+        "shared_load": "wavefronts", "shared_store": "wavefronts"}
+
+
+def ncu_counts(program):
+    metrics = sorted({m for req, amount in KINDS.values() for m in req + amount})
+    command = ["ncu", "--clock-control", "none", "--csv", "--print-units", "base",
+               "--metrics", ",".join(metrics), program]
+    run = subprocess.run(command, capture_output=True, text=True)
+    lines = run.stdout.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    if start is None:
+        sys.exit(f"fidelity_compare: no ncu table (exit {run.returncode}):\n{run.stdout}\n{run.stderr}")
+    counts = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        name = re.search(r"(\w+)\s*\(", row["Kernel Name"])
+        kernel = name.group(1) if name else row["Kernel Name"]
+        value = float(row["Metric Value"].replace(",", "") or 0)
+        counts.setdefault(kernel, {})[row["Metric Name"]] = value
+    return counts, " ".join(command)
+
+
+def gpu_figures(metrics):
+    figures = {}
+    for kind, (requests, amounts) in KINDS.items():
+        figures[kind] = {"requests": sum(metrics.get(m, 0) for m in requests),
+                         UNIT[kind]: sum(metrics.get(m, 0) for m in amounts)}
+    return figures
+
+
+def ratio(figure, unit):
+    return figure[unit] / figure["requests"] if figure["requests"] else 0.0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gpu-program", required=True)
+    parser.add_argument("--emu-bench", required=True)
+    parser.add_argument("--out", required=True, help="JSON file for both sets of figures")
+    args = parser.parse_args()
+
+    emu_json = args.out + ".emu.json"
+    subprocess.run([args.emu_bench, "--fidelity", "--out", emu_json], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(emu_json) as f:
+        emulator = {k["kernel"]: k for k in json.load(f)["kernels"]}
+    gpu, command = ncu_counts(args.gpu_program)
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+
+    rows, mismatches = [], 0
+    print(f"| kernel | access | emulator requests / {'amount'} | GPU requests / amount | per request, emulator vs GPU |")
+    print("|---|---|---|---|---|")
+    for kernel, emu in emulator.items():
+        measured = gpu_figures(gpu.get(kernel, {}))
+        for kind, unit in UNIT.items():
+            e, g = emu[kind], measured[kind]
+            if e["requests"] == 0 and g["requests"] == 0:
+                continue
+            er, gr = ratio(e, unit), ratio(g, unit)
+            same = round(er, 2) == round(gr, 2)
+            mismatches += 0 if same else 1
+            rows.append({"kernel": kernel, "access": kind, "unit": unit, "emulator": e,
+                         "gpu": g, "emulator_per_request": er, "gpu_per_request": gr,
+                         "agree": same})
+            print(f"| {kernel} | {kind.replace('_', ' ')} | {e['requests']:.0f} / {e[unit]:.0f} "
+                  f"{unit} | {g['requests']:.0f} / {g[unit]:.0f} | {er:.2f} vs {gr:.2f}"
+                  f"{'' if same else ' **differ**'} |")
+    result = {"schema": "cudalab.emu.fidelity-comparison/1",
+              "date": datetime.date.today().isoformat(), "gpu": smi, "ncu_command": command,
+              "rows": rows, "mismatches": mismatches}
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=2)
+    print(f"{len(rows)} comparisons, {mismatches} differ at the second decimal")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
