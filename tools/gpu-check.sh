@@ -19,15 +19,14 @@ echo "exit $?"; grep -A40 "^lab01_bench on" "$out/bench01.log"
 
 echo "== ./lab bench emu"
 ./lab bench emu --solution >"$out/emu-bench.log" 2>&1
-build/staff/bench/emu_bench --fidelity >>"$out/emu-bench.log" 2>&1
 grep -A20 "^emulator benchmark" "$out/emu-bench.log"
 cp results/*.json "$out/"
 
 if command -v ncu >/dev/null; then
-  echo "== ncu fidelity"
-  cmake --build build/staff --target emu_fidelity_gpu >/dev/null
-  ncu --clock-control none --kernel-name regex:load_ --metrics \
-    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
-    build/staff/tests/emu/emu_fidelity_gpu >"$out/ncu-fidelity.log" 2>&1
-  grep -E "^  [a-z_]+|sectors|requests" "$out/ncu-fidelity.log"
+  echo "== ncu fidelity: the emulator's counts next to ncu's, same source"
+  cmake --build build/staff --target emu_fidelity_gpu emu_bench >/dev/null
+  python3 tools/fidelity_compare.py --gpu-program build/staff/tests/emu/emu_fidelity_gpu \
+    --emu-bench build/staff/bench/emu_bench --out "$out/emu-fidelity.json" \
+    >"$out/ncu-fidelity.log" 2>&1
+  echo "exit $?"; cat "$out/ncu-fidelity.log"
 fi
