@@ -150,15 +150,12 @@ std::string hex(std::uintptr_t v) {
   BlockRun& run = *t->run;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   const SiteRef site = SiteRef::at_pc(pc);
-  // Emulator state that inlined shim code reads (threadIdx & co).
+  // Emulator state that kernel code may read (shim code compiled without
+  // the asm loads of thread_state.hpp, the parameters of the launch).
   if (inside(a, bytes, &current_thread, sizeof current_thread) ||
       inside(a, bytes, run.threads.data(), run.threads.size() * sizeof(ThreadState)) ||
       inside(a, bytes, &run.info, sizeof run.info) ||
       inside(a, bytes, run.launch->context, run.launch->context_bytes)) {
-    return;
-  }
-  if (a - run.shared_low < run.shared_bytes) {
-    shared_access(run, a, bytes, alignment, flags, site);
     return;
   }
   const Allocation* allocation = find_span(address);
@@ -192,6 +189,10 @@ std::string hex(std::uintptr_t v) {
   BlockRun* run = t->run;
   if (!run) return;
   if (a - t->stack_low < t->stack_bytes) return;
+  if (a - run->shared_low < run->shared_bytes) {
+    shared_access(*run, a, bytes, alignment, flags, SiteRef::at_pc(pc));
+    return;
+  }
   if (aligned) {
     for (const BlockRun::CachedAllocation& c : run->cached) {
       if (a - c.low < c.bytes && a - c.low + bytes <= c.bytes) {
