@@ -61,6 +61,16 @@ __global__ void transpose_kernel(const float* in, float* out) {
   out[y * 32 + x] = tile[x][y];
 }
 
+// The same through dynamic shared memory: 32 rows of Columns floats.
+template <int Columns>
+__global__ void transpose_dynamic_kernel(const float* in, float* out) {
+  float* const tile = static_cast<float*>(cudalab::emu::dynamic_shared_memory());
+  const int x = threadIdx.x, y = threadIdx.y;
+  tile[y * Columns + x] = in[y * 32 + x];
+  __syncthreads();
+  out[y * 32 + x] = tile[x * Columns + y];
+}
+
 __global__ void write_past_end_kernel(float* a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i <= n) a[i] = 1.0f;
@@ -151,9 +161,14 @@ void block_sum(const int* in, int* out, int n, unsigned threads, bool dynamic, b
   }
 }
 
-void transpose(const float* in, float* out, bool padded) {
-  launch_kernel(padded ? transpose_kernel<33> : transpose_kernel<32>, dim3(1), dim3(32, 32), 0,
-                nullptr, in, out);
+void transpose(const float* in, float* out, bool padded, bool dynamic) {
+  if (dynamic) {
+    launch_kernel(padded ? transpose_dynamic_kernel<33> : transpose_dynamic_kernel<32>, dim3(1),
+                  dim3(32, 32), 32 * (padded ? 33 : 32) * sizeof(float), nullptr, in, out);
+  } else {
+    launch_kernel(padded ? transpose_kernel<33> : transpose_kernel<32>, dim3(1), dim3(32, 32), 0,
+                  nullptr, in, out);
+  }
 }
 
 void write_past_end(float* a, int n) {

@@ -23,8 +23,9 @@ extern const int block_sum_read_line;
 extern const int block_sum_dynamic_write_line;
 extern const int block_sum_dynamic_read_line;
 
-// A 32x32 transpose through a shared tile of 32 or 33 columns.
-void transpose(const float* in, float* out, bool padded);
+// A 32x32 transpose through a shared tile of 32 or 33 columns, a
+// __shared__ array or dynamic shared memory.
+void transpose(const float* in, float* out, bool padded, bool dynamic);
 
 void write_past_end(float* a, int n);  // a[n] = 1 as well
 extern const int write_past_end_line;
