@@ -109,6 +109,14 @@ __global__ void touch_dynamic_shared_kernel(int* out, int last) {
   *out = buffer[last];
 }
 
+__device__ int device_counter;
+__device__ const float constant_table[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+
+__global__ void device_variables_kernel(float* out) {
+  if (threadIdx.x == 0) atomicAdd(&device_counter, 1);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = constant_table[threadIdx.x % 4];
+}
+
 __global__ void every_block_writes_kernel(int* out) { out[0] = static_cast<int>(blockIdx.x); }
 
 __global__ void barrier_in_branch_kernel(float* out) {
@@ -199,6 +207,12 @@ void touch_dynamic_shared(std::size_t bytes, int* out) {
 
 void every_block_writes(int* out, unsigned blocks) {
   launch_kernel(every_block_writes_kernel, dim3(blocks), dim3(1), 0, nullptr, out);
+}
+
+int device_variables(float* out) {
+  device_counter = 0;
+  launch_kernel(device_variables_kernel, dim3(3), dim3(32), 0, nullptr, out);
+  return device_counter;
 }
 
 void barrier_in_branch(float* out) {

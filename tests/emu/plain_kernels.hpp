@@ -52,6 +52,10 @@ cudaError_t allow_dynamic_shared(int bytes);
 // out[0] = blockIdx.x in every block.
 void every_block_writes(int* out, unsigned blocks);
 
+// A __device__ int counted up by each block, a __device__ const table read
+// into out[0..32); returns the counter.
+int device_variables(float* out);  // out: 96 floats
+
 // __syncthreads() reached by 16 of 32 threads.
 void barrier_in_branch(float* out);
 extern const int barrier_in_branch_line;

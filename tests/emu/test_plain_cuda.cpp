@@ -226,6 +226,16 @@ TEST(PlainCuda, DynamicSharedAbove48KiBNeedsTheAttribute) {
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue) << "above what the attribute allows";
 }
 
+TEST(PlainCuda, DeviceVariablesAndConstantDataAreNotInvalidAddresses) {
+  DeviceBuffer<float> out(96);
+  Recording rec;
+  EXPECT_EQ(plain_kernels::device_variables(out.data()), 3);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  const std::vector<float> values = out.copy_to_host();
+  EXPECT_EQ(values[5], 2.0f);
+  EXPECT_EQ(values[64 + 7], 4.0f);
+}
+
 TEST(PlainCuda, BlocksWritingOneWordRaceWithEachOther) {
   cudalab::emu::ScopedOptions scoped(quiet());
   DeviceBuffer<int> out(1);
