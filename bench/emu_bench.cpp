@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   app.add_option("--only", only, "one benchmark")
       ->check(CLI::IsMember({"elementwise", "elementwise_checked", "reduction", "traced",
                              "elementwise_plain", "elementwise_checked_plain", "reduction_plain",
-                             "traced_plain"}));
+                             "traced_plain", "traced_checked_plain"}));
   app.add_flag(
       "--fidelity", fidelity_only,
       "print the emulator's counts for emu_fidelity_gpu's launches instead (--out: as JSON)");
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
   }
   for (bool checks : {false, true}) {  // the instrumented path under a Recording
     const char* name = checks ? "traced_checked_plain" : "traced_plain";
-    if (!wanted(checks ? "traced_plain" : "traced_plain")) continue;
+    if (!wanted(name)) continue;
     cudalab::emu::ScopedOptions options(bench_options(workers, checks));
     const long long n = std::min<long long>(elements, 4ll << 20);
     const dim3 tgrid(static_cast<unsigned>((n + 255) / 256));

@@ -15,8 +15,9 @@
 // and otherwise the slow path: the allocation registry (red zones and freed
 // memory give out-of-bounds and use-after-free reports), emulator state that
 // kernel code reads legitimately (its ThreadState and BlockInfo, the launch's
-// parameter block), the program's read-only data (constant memory), and
-// anything else is an invalid address. A faulting access never happens: the
+// parameter block), the program's read-only data (constant memory) and
+// writable data (`__device__` variables), and anything else is an invalid
+// address. A faulting access never happens: the
 // compiled load or store runs right after the hook returns, so the hook stops
 // the block instead of returning, as the GPU stops the kernel.
 #include <link.h>
@@ -40,47 +41,57 @@ bool inside(std::uintptr_t a, std::size_t bytes, const void* low, std::size_t si
   return a - l < size && a - l + bytes <= size;
 }
 
-// The read-only PT_LOAD segments of the program and its libraries: string
-// literals, lookup tables, `static const` data. Kernel code reads them as it
-// reads constant memory on a GPU. Collected on first need and again when an
-// address is not found (a library may have been loaded since).
-class ReadOnlyData {
+// The loaded segments of the program and its libraries. Kernel code reads
+// the read-only ones as it reads constant memory on a GPU (string literals,
+// `static const` tables), and reads and writes the writable ones as
+// `__device__` variables (which the shim leaves ordinary globals). Neither is
+// traced or checked. Collected on first need and again when an address is
+// not found (a library may have been loaded since).
+class ProgramSegments {
  public:
-  bool contains(std::uintptr_t a, std::size_t bytes) {
+  enum class Kind { none, read_only, writable };
+
+  Kind kind_of(std::uintptr_t a, std::size_t bytes) {
     std::lock_guard lock(mutex_);
-    if (find(a, bytes)) return true;
+    Kind k = find(a, bytes);
+    if (k != Kind::none) return k;
     collect();
     return find(a, bytes);
   }
 
  private:
-  bool find(std::uintptr_t a, std::size_t bytes) const {
-    return std::any_of(ranges_.begin(), ranges_.end(),
-                       [&](const auto& r) { return a >= r.first && a + bytes <= r.second; });
+  struct Segment {
+    std::uintptr_t low, high;
+    bool writable;
+  };
+  Kind find(std::uintptr_t a, std::size_t bytes) const {
+    for (const Segment& s : segments_) {
+      if (a >= s.low && a + bytes <= s.high) return s.writable ? Kind::writable : Kind::read_only;
+    }
+    return Kind::none;
   }
   void collect() {
-    ranges_.clear();
+    segments_.clear();
     dl_iterate_phdr(
         [](dl_phdr_info* info, std::size_t, void* self) {
-          auto& ranges = static_cast<ReadOnlyData*>(self)->ranges_;
+          auto& segments = static_cast<ProgramSegments*>(self)->segments_;
           for (int i = 0; i < info->dlpi_phnum; ++i) {
             const ElfW(Phdr)& h = info->dlpi_phdr[i];
-            if (h.p_type == PT_LOAD && !(h.p_flags & PF_W)) {
-              const std::uintptr_t low = info->dlpi_addr + h.p_vaddr;
-              ranges.emplace_back(low, low + h.p_memsz);
-            }
+            if (h.p_type != PT_LOAD) continue;
+            const std::uintptr_t low = info->dlpi_addr + h.p_vaddr;
+            segments.push_back({low, low + h.p_memsz, (h.p_flags & PF_W) != 0});
           }
           return 0;
         },
         this);
   }
   std::mutex mutex_;
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges_;
+  std::vector<Segment> segments_;
 };
 
-ReadOnlyData& read_only_data() {
-  static ReadOnlyData data;
-  return data;
+ProgramSegments& program_segments() {
+  static ProgramSegments segments;
+  return segments;
 }
 
 std::string hex(std::uintptr_t v) {
@@ -150,20 +161,20 @@ std::string hex(std::uintptr_t v) {
   BlockRun& run = *t->run;
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   const SiteRef site = SiteRef::at_pc(pc);
-  // Emulator state that inlined shim code reads (threadIdx & co).
+  // Emulator state that kernel code may read (shim code compiled without
+  // the asm loads of thread_state.hpp, the parameters of the launch).
   if (inside(a, bytes, &current_thread, sizeof current_thread) ||
       inside(a, bytes, run.threads.data(), run.threads.size() * sizeof(ThreadState)) ||
       inside(a, bytes, &run.info, sizeof run.info) ||
       inside(a, bytes, run.launch->context, run.launch->context_bytes)) {
     return;
   }
-  if (a - run.shared_low < run.shared_bytes) {
-    shared_access(run, a, bytes, alignment, flags, site);
-    return;
-  }
   const Allocation* allocation = find_span(address);
-  if (!allocation && (flags & kWrite) == 0 && read_only_data().contains(a, bytes)) {
-    return;  // constant memory: neither traced nor checked
+  if (!allocation) {
+    const ProgramSegments::Kind kind = program_segments().kind_of(a, bytes);
+    // Constant data read, or a __device__ variable: neither traced nor checked.
+    if (kind == ProgramSegments::Kind::writable) return;
+    if (kind == ProgramSegments::Kind::read_only && !(flags & kWrite)) return;
   }
   if (!access_hooks_on) {
     // Only the alignment check is on.
@@ -192,6 +203,10 @@ std::string hex(std::uintptr_t v) {
   BlockRun* run = t->run;
   if (!run) return;
   if (a - t->stack_low < t->stack_bytes) return;
+  if (a - run->shared_low < run->shared_bytes) {
+    shared_access(*run, a, bytes, alignment, flags, SiteRef::at_pc(pc));
+    return;
+  }
   if (aligned) {
     for (const BlockRun::CachedAllocation& c : run->cached) {
       if (a - c.low < c.bytes && a - c.low + bytes <= c.bytes) {

@@ -61,6 +61,16 @@ __global__ void transpose_kernel(const float* in, float* out) {
   out[y * 32 + x] = tile[x][y];
 }
 
+// The same through dynamic shared memory: 32 rows of Columns floats.
+template <int Columns>
+__global__ void transpose_dynamic_kernel(const float* in, float* out) {
+  float* const tile = static_cast<float*>(cudalab::emu::dynamic_shared_memory());
+  const int x = threadIdx.x, y = threadIdx.y;
+  tile[y * Columns + x] = in[y * 32 + x];
+  __syncthreads();
+  out[y * 32 + x] = tile[x * Columns + y];
+}
+
 __global__ void write_past_end_kernel(float* a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i <= n) a[i] = 1.0f;
@@ -97,6 +107,14 @@ __global__ void touch_dynamic_shared_kernel(int* out, int last) {
   int* const buffer = static_cast<int*>(cudalab::emu::dynamic_shared_memory());
   buffer[last] = 7;
   *out = buffer[last];
+}
+
+__device__ int device_counter;
+__device__ const float constant_table[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+
+__global__ void device_variables_kernel(float* out) {
+  if (threadIdx.x == 0) atomicAdd(&device_counter, 1);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = constant_table[threadIdx.x % 4];
 }
 
 __global__ void every_block_writes_kernel(int* out) { out[0] = static_cast<int>(blockIdx.x); }
@@ -151,9 +169,14 @@ void block_sum(const int* in, int* out, int n, unsigned threads, bool dynamic, b
   }
 }
 
-void transpose(const float* in, float* out, bool padded) {
-  launch_kernel(padded ? transpose_kernel<33> : transpose_kernel<32>, dim3(1), dim3(32, 32), 0,
-                nullptr, in, out);
+void transpose(const float* in, float* out, bool padded, bool dynamic) {
+  if (dynamic) {
+    launch_kernel(padded ? transpose_dynamic_kernel<33> : transpose_dynamic_kernel<32>, dim3(1),
+                  dim3(32, 32), 32 * (padded ? 33 : 32) * sizeof(float), nullptr, in, out);
+  } else {
+    launch_kernel(padded ? transpose_kernel<33> : transpose_kernel<32>, dim3(1), dim3(32, 32), 0,
+                  nullptr, in, out);
+  }
 }
 
 void write_past_end(float* a, int n) {
@@ -184,6 +207,12 @@ void touch_dynamic_shared(std::size_t bytes, int* out) {
 
 void every_block_writes(int* out, unsigned blocks) {
   launch_kernel(every_block_writes_kernel, dim3(blocks), dim3(1), 0, nullptr, out);
+}
+
+int device_variables(float* out) {
+  device_counter = 0;
+  launch_kernel(device_variables_kernel, dim3(3), dim3(32), 0, nullptr, out);
+  return device_counter;
 }
 
 void barrier_in_branch(float* out) {

@@ -23,8 +23,9 @@ extern const int block_sum_read_line;
 extern const int block_sum_dynamic_write_line;
 extern const int block_sum_dynamic_read_line;
 
-// A 32x32 transpose through a shared tile of 32 or 33 columns.
-void transpose(const float* in, float* out, bool padded);
+// A 32x32 transpose through a shared tile of 32 or 33 columns, a
+// __shared__ array or dynamic shared memory.
+void transpose(const float* in, float* out, bool padded, bool dynamic);
 
 void write_past_end(float* a, int n);  // a[n] = 1 as well
 extern const int write_past_end_line;
@@ -50,6 +51,10 @@ cudaError_t allow_dynamic_shared(int bytes);
 
 // out[0] = blockIdx.x in every block.
 void every_block_writes(int* out, unsigned blocks);
+
+// A __device__ int counted up by each block, a __device__ const table read
+// into out[0..32); returns the counter.
+int device_variables(float* out);  // out: 96 floats
 
 // __syncthreads() reached by 16 of 32 threads.
 void barrier_in_branch(float* out);

@@ -4,6 +4,7 @@
 // kernel file's lines.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emu_test_support.hpp"
@@ -93,9 +94,11 @@ TEST(PlainCuda, TransposeTileWithoutPaddingHas32WayBankConflicts) {
   std::vector<float> values(32 * 32);
   for (int i = 0; i < 32 * 32; ++i) values[i] = static_cast<float>(i);
   in.copy_from_host(std::span<const float>(values));
-  for (bool padded : {false, true}) {
+  for (auto [padded, dynamic] : {std::pair{false, false}, std::pair{true, false},
+                                 std::pair{false, true}, std::pair{true, true}}) {
+    SCOPED_TRACE(std::string(padded ? "padded" : "unpadded") + (dynamic ? ", dynamic" : ""));
     Recording rec;
-    plain_kernels::transpose(in.data(), out.data(), padded);
+    plain_kernels::transpose(in.data(), out.data(), padded, dynamic);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
     const auto& banks = rec.last().bank_conflicts;
     EXPECT_EQ(banks.loads.requests, 32u);
@@ -221,6 +224,16 @@ TEST(PlainCuda, DynamicSharedAbove48KiBNeedsTheAttribute) {
   EXPECT_EQ(out.copy_to_host()[0], 7);
   plain_kernels::touch_dynamic_shared(bytes + 4, out.data());
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue) << "above what the attribute allows";
+}
+
+TEST(PlainCuda, DeviceVariablesAndConstantDataAreNotInvalidAddresses) {
+  DeviceBuffer<float> out(96);
+  Recording rec;
+  EXPECT_EQ(plain_kernels::device_variables(out.data()), 3);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  const std::vector<float> values = out.copy_to_host();
+  EXPECT_EQ(values[5], 2.0f);
+  EXPECT_EQ(values[64 + 7], 4.0f);
 }
 
 TEST(PlainCuda, BlocksWritingOneWordRaceWithEachOther) {
