@@ -1,7 +1,8 @@
-// Plain-CUDA kernels as the source rewrite (tools/emu_rewrite.py) hands them
-// to the host compiler: plain pointers, `__shared__` declarations turned into
-// static_shared / dynamic_shared_memory, launches through launch_kernel.
-// Compiled with cudalab_emu_instrument: every access is seen by the hooks.
+// Plain-CUDA kernels, as a student writes them: plain pointers, `__shared__`
+// and `extern __shared__` arrays, triple-chevron launches (template kernels,
+// dynamic shared memory, a stream argument). The test builds the copy that
+// tools/emu_rewrite.py makes of this file (its #line keeps these lines) with
+// cudalab_emu_instrument: every access is seen by the hooks.
 // Tests assert the source lines below; keep each *_line next to its access.
 #include "plain_kernels.hpp"
 
@@ -22,7 +23,7 @@ __global__ void scale_kernel(const float* x, float* y, int n, float a) {
 
 template <bool Synchronise>
 __global__ void block_sum_kernel(const int* in, int* out, int n) {
-  int(&warp_sums)[32] = cudalab::emu::static_shared<int[32]>([] {});
+  __shared__ int warp_sums[32];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = i < n ? in[i] : 0;
   for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
@@ -38,7 +39,7 @@ const int block_sum_first_line = __LINE__ - 12;
 
 template <bool Synchronise>
 __global__ void block_sum_dynamic_kernel(const int* in, int* out, int n) {
-  int* const warp_sums = static_cast<int*>(cudalab::emu::dynamic_shared_memory());
+  extern __shared__ int warp_sums[];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = i < n ? in[i] : 0;
   for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
@@ -54,7 +55,7 @@ const int block_sum_dynamic_first_line = __LINE__ - 12;
 
 template <int Columns>
 __global__ void transpose_kernel(const float* in, float* out) {
-  float(&tile)[32][Columns] = cudalab::emu::static_shared<float[32][Columns]>([] {});
+  __shared__ float tile[32][Columns];
   const int x = threadIdx.x, y = threadIdx.y;
   tile[y][x] = in[y * 32 + x];
   __syncthreads();
@@ -64,7 +65,7 @@ __global__ void transpose_kernel(const float* in, float* out) {
 // The same through dynamic shared memory: 32 rows of Columns floats.
 template <int Columns>
 __global__ void transpose_dynamic_kernel(const float* in, float* out) {
-  float* const tile = static_cast<float*>(cudalab::emu::dynamic_shared_memory());
+  extern __shared__ float tile[];
   const int x = threadIdx.x, y = threadIdx.y;
   tile[y * Columns + x] = in[y * 32 + x];
   __syncthreads();
@@ -84,7 +85,7 @@ __global__ void copy_kernel(const float* in, float* out, int n) {
 const int copy_kernel_line = __LINE__ - 2;
 
 __global__ void read_shared_unwritten_kernel(float* out) {
-  float& s = cudalab::emu::static_shared<float>([] {});
+  __shared__ float s;
   out[threadIdx.x] = s;
 }
 const int read_shared_unwritten_kernel_line = __LINE__ - 2;
@@ -104,7 +105,7 @@ __global__ void load_float4_kernel(const float* p, float* out) {
 const int load_float4_kernel_line = __LINE__ - 3;
 
 __global__ void touch_dynamic_shared_kernel(int* out, int last) {
-  int* const buffer = static_cast<int*>(cudalab::emu::dynamic_shared_memory());
+  extern __shared__ int buffer[];
   buffer[last] = 7;
   *out = buffer[last];
 }
@@ -126,13 +127,13 @@ __global__ void barrier_in_branch_kernel(float* out) {
 const int barrier_in_branch_kernel_line = __LINE__ - 3;
 
 __global__ void too_much_static_shared_kernel(float* out) {
-  float(&big)[13 * 1024] = cudalab::emu::static_shared<float[13 * 1024]>([] {});
+  __shared__ float big[13 * 1024];
   big[threadIdx.x] = 1.0f;
   out[threadIdx.x] = big[threadIdx.x];
 }
 
 __global__ void shared_index_past_end_kernel(float* out, int index) {
-  float(&s)[32] = cudalab::emu::static_shared<float[32]>([] {});
+  __shared__ float s[32];
   s[index] = 1.0f;
   out[0] = 2.0f;
 }
@@ -153,78 +154,88 @@ const int load_float4_line = load_float4_kernel_line;
 const int barrier_in_branch_line = barrier_in_branch_kernel_line;
 const int shared_index_past_end_line = shared_index_past_end_kernel_line;
 
-using cudalab::emu::launch_kernel;
-
 void scale(const float* x, float* y, int n, float a, unsigned blocks, unsigned threads) {
-  launch_kernel(scale_kernel, dim3(blocks), dim3(threads), 0, nullptr, x, y, n, a);
+  scale_kernel<<<dim3(blocks), dim3(threads), 0, 0>>>(x, y, n, a);
 }
 
 void block_sum(const int* in, int* out, int n, unsigned threads, bool dynamic, bool synchronise) {
   if (dynamic) {
-    launch_kernel(synchronise ? block_sum_dynamic_kernel<true> : block_sum_dynamic_kernel<false>,
-                  dim3(1), dim3(threads), 32 * sizeof(int), nullptr, in, out, n);
+    if (synchronise) {
+      block_sum_dynamic_kernel<true><<<dim3(1), dim3(threads), 32 * sizeof(int), 0>>>(in, out, n);
+    } else {
+      block_sum_dynamic_kernel<false><<<dim3(1), dim3(threads), 32 * sizeof(int), 0>>>(in, out, n);
+    }
   } else {
-    launch_kernel(synchronise ? block_sum_kernel<true> : block_sum_kernel<false>, dim3(1),
-                  dim3(threads), 0, nullptr, in, out, n);
+    if (synchronise) {
+      block_sum_kernel<true><<<dim3(1), dim3(threads), 0, 0>>>(in, out, n);
+    } else {
+      block_sum_kernel<false><<<dim3(1), dim3(threads), 0, 0>>>(in, out, n);
+    }
   }
 }
 
 void transpose(const float* in, float* out, bool padded, bool dynamic) {
+  const cudaStream_t stream = nullptr;  // the default stream, named: the fourth chevron argument
   if (dynamic) {
-    launch_kernel(padded ? transpose_dynamic_kernel<33> : transpose_dynamic_kernel<32>, dim3(1),
-                  dim3(32, 32), 32 * (padded ? 33 : 32) * sizeof(float), nullptr, in, out);
+    if (padded) {
+      transpose_dynamic_kernel<33>
+          <<<dim3(1), dim3(32, 32), 32 * (padded ? 33 : 32) * sizeof(float), stream>>>(in, out);
+    } else {
+      transpose_dynamic_kernel<32>
+          <<<dim3(1), dim3(32, 32), 32 * (padded ? 33 : 32) * sizeof(float), stream>>>(in, out);
+    }
   } else {
-    launch_kernel(padded ? transpose_kernel<33> : transpose_kernel<32>, dim3(1), dim3(32, 32), 0,
-                  nullptr, in, out);
+    if (padded) {
+      transpose_kernel<33><<<dim3(1), dim3(32, 32), 0, 0>>>(in, out);
+    } else {
+      transpose_kernel<32><<<dim3(1), dim3(32, 32), 0, 0>>>(in, out);
+    }
   }
 }
 
 void write_past_end(float* a, int n) {
-  launch_kernel(write_past_end_kernel, dim3((n + 1 + 63) / 64), dim3(64), 0, nullptr, a, n);
+  write_past_end_kernel<<<dim3((n + 1 + 63) / 64), dim3(64), 0, 0>>>(a, n);
 }
 
 void copy(const float* in, float* out, int n) {
-  launch_kernel(copy_kernel, dim3((n + 63) / 64), dim3(64), 0, nullptr, in, out, n);
+  copy_kernel<<<dim3((n + 63) / 64), dim3(64), 0, 0>>>(in, out, n);
 }
 
 void read_shared_unwritten(float* out) {
-  launch_kernel(read_shared_unwritten_kernel, dim3(1), dim3(32), 0, nullptr, out);
+  read_shared_unwritten_kernel<<<dim3(1), dim3(32), 0, 0>>>(out);
 }
 
 void histogram(const int* keys, int* counts, int* out, int n) {
-  launch_kernel(histogram_kernel, dim3((n + 127) / 128), dim3(128), 0, nullptr, keys, counts, out,
-                n);
+  histogram_kernel<<<dim3((n + 127) / 128), dim3(128), 0, 0>>>(keys, counts, out, n);
 }
 
 void load_float4(const float* p, float* out) {
-  launch_kernel(load_float4_kernel, dim3(1), dim3(32), 0, nullptr, p, out);
+  load_float4_kernel<<<dim3(1), dim3(32), 0, 0>>>(p, out);
 }
 
 void touch_dynamic_shared(std::size_t bytes, int* out) {
-  launch_kernel(touch_dynamic_shared_kernel, dim3(1), dim3(1), bytes, nullptr, out,
-                static_cast<int>(bytes / sizeof(int)) - 1);
+  touch_dynamic_shared_kernel<<<dim3(1), dim3(1), bytes, 0>>>(
+      out, static_cast<int>(bytes / sizeof(int)) - 1);
 }
 
 void every_block_writes(int* out, unsigned blocks) {
-  launch_kernel(every_block_writes_kernel, dim3(blocks), dim3(1), 0, nullptr, out);
+  every_block_writes_kernel<<<dim3(blocks), dim3(1), 0, 0>>>(out);
 }
 
 int device_variables(float* out) {
   device_counter = 0;
-  launch_kernel(device_variables_kernel, dim3(3), dim3(32), 0, nullptr, out);
+  device_variables_kernel<<<dim3(3), dim3(32), 0, 0>>>(out);
   return device_counter;
 }
 
-void barrier_in_branch(float* out) {
-  launch_kernel(barrier_in_branch_kernel, dim3(1), dim3(32), 0, nullptr, out);
-}
+void barrier_in_branch(float* out) { barrier_in_branch_kernel<<<dim3(1), dim3(32), 0, 0>>>(out); }
 
 void too_much_static_shared(float* out) {
-  launch_kernel(too_much_static_shared_kernel, dim3(1), dim3(32), 0, nullptr, out);
+  too_much_static_shared_kernel<<<dim3(1), dim3(32), 0, 0>>>(out);
 }
 
 void shared_index_past_end(float* out, int index) {
-  launch_kernel(shared_index_past_end_kernel, dim3(1), dim3(1), 0, nullptr, out, index);
+  shared_index_past_end_kernel<<<dim3(1), dim3(1), 0, 0>>>(out, index);
 }
 
 cudaError_t allow_dynamic_shared(int bytes) {
