@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -378,7 +379,11 @@ class Symbolizer {
   SourcePlace place_of(const void* pc) {
     const std::lock_guard lock(mutex_);
     auto known = places_.find(pc);
-    if (known == places_.end()) known = places_.emplace(pc, look_up(pc)).first;
+    if (known == places_.end()) {
+      SourcePlace place = look_up(pc);
+      if (!place.file.empty()) place.file = original_of(place.file);
+      known = places_.emplace(pc, std::move(place)).first;
+    }
     return known->second;
   }
 
@@ -398,8 +403,15 @@ class Symbolizer {
     return unknown_place(pc, module);
   }
 
+  const std::string& original_of(const std::string& file) {
+    auto [known, inserted] = originals_.try_emplace(file);
+    if (inserted) known->second = original_of_rewritten(file);
+    return known->second;
+  }
+
   std::mutex mutex_;  // libdwfl sessions are not thread-safe either
   std::unordered_map<const void*, SourcePlace> places_;
+  std::unordered_map<std::string, std::string> originals_;
 #if CUDALAB_EMU_LIBDW
   // One session per module (path, load bias), null where it could not be
   // opened; opened on the first pc in the module.
@@ -422,6 +434,17 @@ SourcePlace symbolize(const void* pc) noexcept {
   } catch (...) {
     return {};
   }
+}
+
+std::string original_of_rewritten(const std::string& file) {
+  std::ifstream in(file);
+  std::string first;
+  if (!std::getline(in, first)) return file;
+  static const std::string prefix = "#line 1 \"";
+  if (first.rfind(prefix, 0) != 0 || first.size() < prefix.size() + 2 || first.back() != '"') {
+    return file;
+  }
+  return first.substr(prefix.size(), first.size() - prefix.size() - 1);
 }
 
 bool symbolizer_uses_libdw() noexcept { return CUDALAB_EMU_LIBDW != 0; }

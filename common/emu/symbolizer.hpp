@@ -32,6 +32,13 @@ struct SourcePlace {
 // loaded module holds it.
 SourcePlace symbolize(const void* pc) noexcept;
 
+// The file a copy made by tools/emu_rewrite.py stands for: a file whose first
+// line is `#line 1 "<original>"` gives <original> (the copy keeps every line
+// where it was); any other file gives itself. symbolize() answers with it:
+// some DWARF readers name the copy for some instructions (seen with GCC 13's
+// DWARF 5 read by addr2line), and a report must name the student's file.
+std::string original_of_rewritten(const std::string& file);
+
 // The rest is for tests: the two ways symbolize can read DWARF, so that
 // one test can check that they agree.
 

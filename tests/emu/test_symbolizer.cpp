@@ -5,9 +5,12 @@
 #include "symbolizer.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -140,6 +143,23 @@ TEST(SYMBOLIZER_SUITE, ManyThreadsAtOnceGetTheSameAnswers) {
     }
   }
   EXPECT_EQ(symbolize(site.pc).line, site.line);
+}
+
+// A rewritten copy names its original on its first line; reports must name
+// the original even where a DWARF reader names the copy.
+TEST(SYMBOLIZER_SUITE, ARewrittenCopyStandsForItsOriginal) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string tag = std::to_string(::getpid());  // two suites run at once
+  const std::string copy = (dir / ("cudalab_symbolizer_copy_" + tag + ".cuh")).string();
+  const std::string plain = (dir / ("cudalab_symbolizer_plain_" + tag + ".cuh")).string();
+  std::ofstream(copy) << "#line 1 \"/home/student/labs/01_broadcast/broadcast_sum.cuh\"\nint x;\n";
+  std::ofstream(plain) << "// #line 1 \"/elsewhere.cuh\"\nint x;\n";
+  EXPECT_EQ(cudalab::emu::detail::original_of_rewritten(copy),
+            "/home/student/labs/01_broadcast/broadcast_sum.cuh");
+  EXPECT_EQ(cudalab::emu::detail::original_of_rewritten(plain), plain);
+  EXPECT_EQ(cudalab::emu::detail::original_of_rewritten(copy + ".missing"), copy + ".missing");
+  std::filesystem::remove(copy);
+  std::filesystem::remove(plain);
 }
 
 }  // namespace
