@@ -19,19 +19,23 @@
 //     is a compile error naming it (the generated runtime_not_provided.hpp).
 //
 // Shared memory:
-//   * `__shared__ T a[N];` becomes `static thread_local T a[N];`: one array per
-//     host worker thread, which runs one block at a time, and whose fibers
-//     never migrate -- so all threads of a block see the same array, as on
-//     the GPU. Not traced (no race or bank-conflict analysis), and its
-//     contents carry over from the previous block on that worker (they are
-//     unspecified on a GPU too).
-//   * `__shared__ cudalab::shared_array<T, N...> a;` is the traced spelling;
-//     under nvcc the alias (kernel.hpp) is exactly `T a[N]...`.
-//   * `extern __shared__ T a[];` does not compile here: use
-//     cudalab::dynamic_shared<T>() in both backends.
+//   * In a file rewritten by tools/emu_rewrite.py (every lab file, through
+//     cudalab_add_lab), `__shared__ T a[N];` and `extern __shared__ T a[];`
+//     are already calls into the block's shared-memory arena
+//     (shared_memory.hpp), and in an instrumented translation unit every
+//     access to them is traced (docs/emulator.md).
+//   * In a file that was not rewritten, `__shared__ T a[N];` falls back to
+//     `static thread_local T a[N];` below: one array per host worker thread,
+//     which runs one block at a time and whose fibers never migrate, so all
+//     threads of a block share it, as on the GPU; but it is outside the arena,
+//     so an instrumented access to it is reported as an invalid address, and
+//     an uninstrumented one is not seen at all.
+//   * `__shared__ cudalab::shared_array<T, N...> a;` is the older traced
+//     spelling; under nvcc the alias (kernel.hpp) is exactly `T a[N]...`.
 // Also: __global__ means `inline` (kernels are defined in headers),
 // __restrict__ is dropped (it cannot apply to the traced global_ptr),
-// and a kernel may not be called directly; launch it with cudalab::launch.
+// and a kernel is launched with `<<<...>>>` in a rewritten file (or with
+// cudalab::launch), never called directly.
 #pragma once
 
 // CUDA's types and host-side declarations. cuda_runtime.h declares the global

@@ -8,8 +8,7 @@
 namespace lab00 {
 inline namespace CUDALAB_BACKEND {
 
-__global__ void scale_kernel(cudalab::global_ptr<float> y, cudalab::global_ptr<const float> x,
-                             float alpha, int n) {
+__global__ void scale_kernel(float* y, const float* x, float alpha, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   // TODO(ex1) begin, about 1 line: write y[i] for every i < n.
   if (i < n) y[i] = x[i];
@@ -20,7 +19,7 @@ inline void scale(float* y, const float* x, float alpha, int n) {
   if (n < 0) throw std::invalid_argument("scale: n must be >= 0");
   if (n == 0) return;
   constexpr int kBlock = 256;
-  cudalab::launch(scale_kernel, dim3((n + kBlock - 1) / kBlock), dim3(kBlock), y, x, alpha, n);
+  scale_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(y, x, alpha, n);
 }
 
 }  // namespace CUDALAB_BACKEND
