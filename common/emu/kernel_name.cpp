@@ -1,7 +1,6 @@
 // A kernel's name for reports, from its address: dladdr finds the symbol
 // (executables link with ENABLE_EXPORTS, i.e. -rdynamic), the C++ ABI
 // demangles it. Kernels with internal linkage fall back to the address.
-#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -10,19 +9,11 @@
 #include <mutex>
 
 #include "engine.hpp"
+#include "symbolizer.hpp"
 
 namespace cudalab::emu::detail {
 
 namespace {
-
-std::string demangle(const char* symbol) {
-  int status = 0;
-  char* readable = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
-  if (status != 0 || !readable) return symbol;
-  std::string out = readable;
-  std::free(readable);
-  return out;
-}
 
 std::string look_up(const void* kernel) {
   Dl_info info{};

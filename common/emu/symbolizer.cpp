@@ -48,15 +48,6 @@ namespace cudalab::emu::detail {
 
 namespace {
 
-std::string demangle(const char* symbol) {
-  int status = 0;
-  char* readable = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
-  if (status != 0 || !readable) return symbol;
-  std::string out = readable;
-  std::free(readable);
-  return out;
-}
-
 std::string hex(std::uintptr_t value) {
   char buffer[24];
   std::snprintf(buffer, sizeof buffer, "0x%jx", static_cast<std::uintmax_t>(value));
@@ -427,6 +418,15 @@ Symbolizer& symbolizer() {
 }
 
 }  // namespace
+
+std::string demangle(const char* symbol) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
+  if (status != 0 || !readable) return symbol;
+  std::string out = readable;
+  std::free(readable);
+  return out;
+}
 
 SourcePlace symbolize(const void* pc) noexcept {
   try {

@@ -32,6 +32,10 @@ struct SourcePlace {
 // loaded module holds it.
 SourcePlace symbolize(const void* pc) noexcept;
 
+// A C++ symbol as source code names it ("ns::f(float*, int)"); the symbol
+// itself when it is not a mangled C++ name.
+std::string demangle(const char* symbol);
+
 // The file a copy made by tools/emu_rewrite.py stands for: a file whose first
 // line is `#line 1 "<original>"` gives <original> (the copy keeps every line
 // where it was); any other file gives itself. symbolize() answers with it:

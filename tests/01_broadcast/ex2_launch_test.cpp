@@ -33,16 +33,10 @@ class Ex2Launch : public OnBackend {
 
   void expect_correct(int x, int y, int block_size, const RunOptions& options = {}) {
     if (HasFailure()) return;  // report the first failing case only
-    const auto size = static_cast<std::size_t>(x) * static_cast<std::size_t>(y);
-    std::vector<float> a = rng_.uniform(size, -1.0f, 1.0f);
-    const std::vector<float> b = harness::nonzero_values(rng_, static_cast<std::size_t>(y));
-    const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
-    const std::string what =
-        "broadcast_sum on a " + shape_text(x, y) + " with block size " + std::to_string(block_size);
-    const Observation run = broadcast_sum(a, b, x, y, block_size, options);
-    ASSERT_TRUE(ran(run)) << what;
-    expect_broadcast_sum_correct(run, a, expected, x, y, what);
-    note_gpu_time(run, what, 4.0 * (2.0 * static_cast<double>(size) + y));
+    run_broadcast_sum(rng_, x, y, run_text("broadcast_sum", x, y, block_size),
+                      [&](std::vector<float>& a, const std::vector<float>& b) {
+                        return broadcast_sum(a, b, x, y, block_size, options);
+                      });
   }
 };
 

@@ -28,16 +28,11 @@ class Ex3Coalesced : public OnBackend {
 
   Observation run_and_check(int x, int y, int block_size, const RunOptions& options = {}) {
     if (HasFailure()) return {};  // report the first failing case only
-    const auto size = static_cast<std::size_t>(x) * static_cast<std::size_t>(y);
-    std::vector<float> a = rng_.uniform(size, -1.0f, 1.0f);
-    const std::vector<float> b = harness::nonzero_values(rng_, static_cast<std::size_t>(y));
-    const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
-    const std::string what = "broadcast_sum_coalesced on a " + shape_text(x, y) +
-                             " with block size " + std::to_string(block_size);
-    const Observation run = broadcast_sum_coalesced(a, b, x, y, block_size, options);
-    EXPECT_TRUE(ran(run)) << what;
-    expect_broadcast_sum_correct(run, a, expected, x, y, what);
-    note_gpu_time(run, what, 4.0 * (2.0 * static_cast<double>(size) + y));
+    const std::string what = run_text("broadcast_sum_coalesced", x, y, block_size);
+    const Observation run = run_broadcast_sum(
+        rng_, x, y, what, [&](std::vector<float>& a, const std::vector<float>& b) {
+          return broadcast_sum_coalesced(a, b, x, y, block_size, options);
+        });
     note_store_sectors(run, what);
     return run;
   }

@@ -79,4 +79,27 @@ inline std::string shape_text(int x, int y) {
   return "(" + std::to_string(x) + ", " + std::to_string(y) + ")";
 }
 
+// "broadcast_sum on a (3, 17) with block size 96", for messages.
+inline std::string run_text(const std::string& name, int x, int y, int block_size) {
+  return name + " on a " + shape_text(x, y) + " with block size " + std::to_string(block_size);
+}
+
+// Runs `call(a, b)` on a random (x, y) matrix a and a b of nonzero values,
+// checks it as every broadcast_sum variant is checked, notes the GPU time
+// and returns the run; `what` names it in messages.
+template <class Call>
+Observation run_broadcast_sum(cudalab::Random& rng, int x, int y, const std::string& what,
+                              Call&& call) {
+  const auto size = static_cast<std::size_t>(x) * static_cast<std::size_t>(y);
+  std::vector<float> a = rng.uniform(size, -1.0f, 1.0f);
+  const std::vector<float> b = harness::nonzero_values(rng, static_cast<std::size_t>(y));
+  const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
+  const Observation run = call(a, b);
+  EXPECT_TRUE(ran(run)) << what;
+  if (run.failed()) return run;
+  expect_broadcast_sum_correct(run, a, expected, x, y, what);
+  note_gpu_time(run, what, 4.0 * (2.0 * static_cast<double>(size) + y));
+  return run;
+}
+
 }  // namespace lab01::testing
