@@ -10,7 +10,7 @@
 
 #include "cudalab/numerics.hpp"
 
-namespace cudalab::numerics::testing {
+namespace cudalab::numerics::test_vectors {
 
 struct EdgeVector {
   std::string name;
@@ -50,31 +50,48 @@ inline std::vector<EdgeVector> edge_vectors() {
   for (MmaFormat f : {MmaFormat::fp16, MmaFormat::bf16, MmaFormat::tf32}) {
     const std::string p = f == MmaFormat::fp16 ? "fp16" : f == MmaFormat::bf16 ? "bf16" : "tf32";
     // Rule 3: 25 fraction bits below the largest exponent survive alignment...
-    v.push_back({p + " 1 + 4*2^-25 keeps every term", f, repeat(tiny, 4), repeat(two_to(-12), 4), 1.0f,
-                 0x3f800001u});
+    v.push_back({p + " 1 + 4*2^-25 keeps every term", f, repeat(tiny, 4), repeat(two_to(-12), 4),
+                 1.0f, 0x3f800001u});
     // ...and the 26th is cut off, with no sticky bit: the exact sum 1 + 2^-23 is lost.
     v.push_back({p + " 1 + 8*2^-26 truncates every term", f, repeat(tiny, 8), repeat(tiny, 8), 1.0f,
                  0x3f800000u});
     // Rule 4: one rounding, toward zero: 1 + 1.5*2^-23 -> 1 + 2^-23, also when negative.
-    v.push_back({p + " 1 + 3*2^-24 rounds toward zero", f, {3 * two_to(-12)}, {two_to(-12)}, 1.0f,
+    v.push_back({p + " 1 + 3*2^-24 rounds toward zero",
+                 f,
+                 {3 * two_to(-12)},
+                 {two_to(-12)},
+                 1.0f,
                  0x3f800001u});
-    v.push_back({p + " -1 - 3*2^-24 rounds toward zero", f, {-3 * two_to(-12)}, {two_to(-12)}, -1.0f,
+    v.push_back({p + " -1 - 3*2^-24 rounds toward zero",
+                 f,
+                 {-3 * two_to(-12)},
+                 {two_to(-12)},
+                 -1.0f,
                  0xbf800001u});
     // 2^16 - 2^16 + 2^-24: the small term is truncated before the cancellation.
-    v.push_back({p + " 2^16 - 2^16 + 2^-24 (products) is zero", f,
-                 {two_to(8), -two_to(8), two_to(-12)}, {two_to(8), two_to(8), two_to(-12)}, 0.0f,
+    v.push_back({p + " 2^16 - 2^16 + 2^-24 (products) is zero",
+                 f,
+                 {two_to(8), -two_to(8), two_to(-12)},
+                 {two_to(8), two_to(8), two_to(-12)},
+                 0.0f,
                  0x00000000u});
-    v.push_back({p + " 2^16 - 2^16 + 2^-24 (accumulator) is zero", f, {two_to(8), -two_to(8)},
-                 {two_to(8), two_to(8)}, two_to(-24), 0x00000000u});
+    v.push_back({p + " 2^16 - 2^16 + 2^-24 (accumulator) is zero",
+                 f,
+                 {two_to(8), -two_to(8)},
+                 {two_to(8), two_to(8)},
+                 two_to(-24),
+                 0x00000000u});
   }
   // The largest product 1.5 * 1.5 = 2.25 has exponent 0 + 0: terms keep 25
   // bits below 2^0, so eight products of 2^-25 add 2^-22 (one ulp of 2.25).
-  v.push_back({"fp16 largest product >= 2 keeps one more bit", MmaFormat::fp16,
+  v.push_back({"fp16 largest product >= 2 keeps one more bit",
+               MmaFormat::fp16,
                {1.5f, tiny, tiny, tiny, tiny, tiny, tiny, tiny, tiny},
                {1.5f, two_to(-12), two_to(-12), two_to(-12), two_to(-12), two_to(-12), two_to(-12),
                 two_to(-12), two_to(-12)},
-               0.0f, 0x40100001u});
+               0.0f,
+               0x40100001u});
   return v;
 }
 
-}  // namespace cudalab::numerics::testing
+}  // namespace cudalab::numerics::test_vectors

@@ -15,8 +15,8 @@
 namespace {
 
 using namespace cudalab::numerics;
-using cudalab::numerics::testing::edge_vectors;
-using cudalab::numerics::testing::operand_bits;
+using cudalab::numerics::test_vectors::edge_vectors;
+using cudalab::numerics::test_vectors::operand_bits;
 
 std::uint32_t tf32_bits(std::uint32_t fp32, Tf32Rounding rounding) {
   return float_bits(fp32_to_tf32(float_from_bits(fp32), rounding));
@@ -33,20 +33,21 @@ TEST(NumericsFp16, RoundsToNearestEven) {
 }
 
 TEST(NumericsFp16, OverflowsToInfinity) {
-  EXPECT_EQ(fp32_to_fp16_bits(65504.0f), 0x7bffu);                      // the largest fp16
+  EXPECT_EQ(fp32_to_fp16_bits(65504.0f), 0x7bffu);                        // the largest fp16
   EXPECT_EQ(fp32_to_fp16_bits(std::nextafter(65520.0f, 0.0f)), 0x7bffu);  // just below the tie
-  EXPECT_EQ(fp32_to_fp16_bits(65520.0f), 0x7c00u);                      // the tie rounds to even: inf
+  EXPECT_EQ(fp32_to_fp16_bits(65520.0f), 0x7c00u);  // the tie rounds to even: inf
   EXPECT_EQ(fp32_to_fp16_bits(-1e30f), 0xfc00u);
   EXPECT_EQ(fp32_to_fp16_bits(-std::numeric_limits<float>::infinity()), 0xfc00u);
 }
 
 TEST(NumericsFp16, SubnormalsAndZeros) {
-  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1.0f, -24)), 0x0001u);      // the smallest subnormal
-  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1.0f, -25)), 0x0000u);      // half of it: tie to even 0
+  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1.0f, -24)), 0x0001u);  // the smallest subnormal
+  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1.0f, -25)), 0x0000u);  // half of it: tie to even 0
   EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1.5f, -25)), 0x0001u);
-  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(3.0f, -25)), 0x0002u);      // 1.5 units: tie to even 2
-  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1023.0f, -24)), 0x03ffu);   // the largest subnormal
-  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1023.5f, -24)), 0x0400u);   // rounds up to the smallest normal
+  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(3.0f, -25)), 0x0002u);     // 1.5 units: tie to even 2
+  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1023.0f, -24)), 0x03ffu);  // the largest subnormal
+  EXPECT_EQ(fp32_to_fp16_bits(std::ldexp(1023.5f, -24)),
+            0x0400u);  // rounds up to the smallest normal
   EXPECT_EQ(fp32_to_fp16_bits(-0.0f), 0x8000u);
   EXPECT_EQ(fp32_to_fp16_bits(std::numeric_limits<float>::denorm_min()), 0x0000u);
   EXPECT_EQ(float_bits(fp16_bits_to_fp32(0x0001u)), float_bits(std::ldexp(1.0f, -24)));
@@ -115,9 +116,11 @@ TEST(NumericsBlockFma, EdgeVectorsFromTheModel) {
     const auto b = operand_bits(edge.b, edge.format);
     // The inputs must be exact in the format, or the vector tests something else.
     for (std::size_t i = 0; i < edge.a.size(); ++i) {
-      ASSERT_EQ(edge.a[i] * edge.b[i], static_cast<float>(static_cast<double>(edge.a[i]) * edge.b[i]));
+      ASSERT_EQ(edge.a[i] * edge.b[i],
+                static_cast<float>(static_cast<double>(edge.a[i]) * edge.b[i]));
     }
-    const float d = mma_block_fma(a.data(), b.data(), static_cast<int>(a.size()), edge.c, edge.format);
+    const float d =
+        mma_block_fma(a.data(), b.data(), static_cast<int>(a.size()), edge.c, edge.format);
     EXPECT_EQ(float_bits(d), edge.expected_bits) << std::hex << float_bits(d);
   }
 }
@@ -168,8 +171,10 @@ TEST(NumericsBlockFma, ChainedBlocksRoundBetweenBlocks) {
   std::vector<float> a(16, 0.0f), b(16, 0.0f);
   a[0] = a[8] = b[0] = b[8] = std::ldexp(1.0f, -12);
   const auto a_bits = operand_bits(a, MmaFormat::fp16), b_bits = operand_bits(b, MmaFormat::fp16);
-  EXPECT_EQ(float_bits(mma_dot(a_bits.data(), b_bits.data(), 16, 1.0f, MmaFormat::fp16, 16)), 0x3f800001u);
-  EXPECT_EQ(float_bits(mma_dot(a_bits.data(), b_bits.data(), 16, 1.0f, MmaFormat::fp16, 8)), 0x3f800000u);
+  EXPECT_EQ(float_bits(mma_dot(a_bits.data(), b_bits.data(), 16, 1.0f, MmaFormat::fp16, 16)),
+            0x3f800001u);
+  EXPECT_EQ(float_bits(mma_dot(a_bits.data(), b_bits.data(), 16, 1.0f, MmaFormat::fp16, 8)),
+            0x3f800000u);
 }
 
 TEST(NumericsMmaLayout, EveryElementHasExactlyOneLane) {
