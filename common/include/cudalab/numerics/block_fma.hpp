@@ -207,8 +207,8 @@ CUDALAB_HOST_DEVICE inline float normalise_toward_zero(std::int64_t sum, int ali
 // to 16 for fp16/bf16 and 8 for TF32 in hardware; any k the model allows).
 // a and b hold bit patterns of `format`: fp16 and bf16 in the low 16 bits,
 // TF32 as fp32 patterns whose low 13 bits are ignored.
-CUDALAB_HOST_DEVICE inline float mma_block_fma(const std::uint32_t* a, const std::uint32_t* b, int k,
-                                               float c, MmaFormat format) {
+CUDALAB_HOST_DEVICE inline float mma_block_fma(const std::uint32_t* a, const std::uint32_t* b,
+                                               int k, float c, MmaFormat format) {
   using namespace block_fma_detail;
   const SpecialCase special = special_case(a, b, k, c, format);
   if (special.any) return special.result;

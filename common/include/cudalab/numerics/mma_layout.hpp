@@ -22,7 +22,8 @@ CUDALAB_HOST_DEVICE constexpr int lane_thread_in_group(int lane) { return lane &
 // in 4 registers of 2. Registers 0 and 2 hold rows group, 1 and 3 rows
 // group + 8; registers 2 and 3 hold the upper 8 columns.
 CUDALAB_HOST_DEVICE constexpr MatrixCoord m16n8k16_a_element(int lane, int i) {
-  return {lane_group(lane) + 8 * ((i >> 1) & 1), 2 * lane_thread_in_group(lane) + (i & 1) + 8 * (i >> 2)};
+  return {lane_group(lane) + 8 * ((i >> 1) & 1),
+          2 * lane_thread_in_group(lane) + (i & 1) + 8 * (i >> 2)};
 }
 
 // m16n8k16 .f16/.bf16, B (16 x 8, K rows by N columns): 4 elements per lane.

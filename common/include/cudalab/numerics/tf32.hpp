@@ -18,6 +18,8 @@
 namespace cudalab::numerics {
 
 inline constexpr std::uint32_t tf32_dropped_bits_mask = 0x1fffu;  // the low 13 bits
+// The NaN that cvt.rz and cvt.rn return for every NaN input (H200).
+inline constexpr std::uint32_t tf32_canonical_nan = 0x7fffe000u;
 
 enum class Tf32Rounding { toward_zero, ties_away, nearest_even };
 
@@ -25,7 +27,13 @@ CUDALAB_HOST_DEVICE inline float fp32_to_tf32(float value, Tf32Rounding rounding
   const std::uint32_t bits = float_bits(value);
   const std::uint32_t sign = bits & 0x80000000u;
   const std::uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) return float_from_bits(fp32_canonical_nan);
+  if (magnitude > 0x7f800000u) {
+    // Measured on the H200: cvt.rna truncates a NaN (sign kept), so a NaN
+    // whose payload lies in the low 13 bits becomes an infinity; cvt.rz and
+    // cvt.rn return one canonical NaN.
+    return float_from_bits(rounding == Tf32Rounding::ties_away ? bits & ~tf32_dropped_bits_mask
+                                                               : tf32_canonical_nan);
+  }
   std::uint32_t rounded = magnitude;  // a carry out of the fraction moves up a binade (or to inf)
   switch (rounding) {
     case Tf32Rounding::toward_zero:
