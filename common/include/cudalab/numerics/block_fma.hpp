@@ -1,0 +1,249 @@
+// One tensor-core K-block, bit for bit as the H200 computes it:
+//
+//   d = a[0]*b[0] + a[1]*b[1] + ... + a[k-1]*b[k-1] + c      (a, b: fp16, bf16 or TF32; c, d: fp32)
+//
+// The tensor core does not round after each product or each addition. It
+//   1. forms every product exactly (subnormal inputs kept);
+//   2. aligns all products and c to the largest exponent among them;
+//   3. keeps 25 fraction bits below that exponent in each aligned term,
+//      truncating the rest (no sticky bit);
+//   4. adds the aligned terms exactly;
+//   5. normalises the sum once and rounds it toward zero to fp32.
+// The exponent of a product in step 2 is the sum of its inputs' exponents
+// (before the product's own normalisation): when the largest product is 2 or
+// more, it therefore keeps one more bit below its leading bit.
+// (Model: Fasi, Higham, Mikaitis, Pranesh, PeerJ CS 7:e330, 2021; Khattak and
+// Mikaitis, arXiv:2512.07004. tests/numerics compares it with mma.sync on an
+// H200; docs/numerics.md works through examples.)
+//
+// An mma.sync with a larger K chains blocks: the result of one block is the c
+// of the next. mma_dot does that with the block size the hardware uses.
+#pragma once
+
+#include <cstdint>
+
+#include "cudalab/numerics/bits.hpp"
+
+namespace cudalab::numerics {
+
+enum class MmaFormat { fp16, bf16, tf32 };
+
+// How many products one block sums before rounding: measured on the H200 by
+// tests/numerics (numerics_gpu_test.cu, "KBlock").
+CUDALAB_HOST_DEVICE constexpr int mma_k_block(MmaFormat format) {
+  return format == MmaFormat::tf32 ? 8 : 16;
+}
+
+// The fraction bits each aligned term keeps below the alignment exponent.
+inline constexpr int kept_fraction_bits = 25;
+
+namespace block_fma_detail {
+
+struct FormatShape {
+  int exponent_bits;
+  int fraction_bits;
+};
+
+CUDALAB_HOST_DEVICE constexpr FormatShape shape_of(MmaFormat format) {
+  switch (format) {
+    case MmaFormat::fp16:
+      return {5, 10};
+    case MmaFormat::bf16:
+      return {8, 7};
+    case MmaFormat::tf32:
+      return {8, 10};
+  }
+  return {8, 23};
+}
+
+// A finite number as significand * 2^(exponent - fraction_bits), with the
+// exponent of a subnormal held at the format's smallest one (its significand
+// then lacks the leading 1): the form the tensor core works with.
+struct Unpacked {
+  bool negative = false;
+  bool is_nan = false;
+  bool is_infinite = false;
+  int exponent = 0;
+  std::uint64_t significand = 0;  // 0 for zero
+  int fraction_bits = 0;
+};
+
+CUDALAB_HOST_DEVICE inline Unpacked unpack(std::uint32_t bits, FormatShape shape) {
+  const int width = 1 + shape.exponent_bits + shape.fraction_bits;
+  const std::uint32_t exponent_max = (1u << shape.exponent_bits) - 1u;
+  const int bias = static_cast<int>(exponent_max >> 1);
+  const std::uint32_t exponent_field = (bits >> shape.fraction_bits) & exponent_max;
+  const std::uint32_t fraction = bits & ((1u << shape.fraction_bits) - 1u);
+  Unpacked u;
+  u.negative = ((bits >> (width - 1)) & 1u) != 0;
+  u.fraction_bits = shape.fraction_bits;
+  if (exponent_field == exponent_max) {
+    u.is_nan = fraction != 0;
+    u.is_infinite = fraction == 0;
+    return u;
+  }
+  const bool subnormal = exponent_field == 0;
+  u.exponent = subnormal ? 1 - bias : static_cast<int>(exponent_field) - bias;
+  u.significand = subnormal ? fraction : (fraction | (1u << shape.fraction_bits));
+  return u;
+}
+
+// An operand's pattern in the format's own width. TF32 operands are fp32
+// patterns: the tensor core reads their upper 19 bits, so the low 13 are
+// dropped (rounded toward zero) here.
+CUDALAB_HOST_DEVICE inline Unpacked unpack_operand(std::uint32_t bits, MmaFormat format) {
+  if (format == MmaFormat::tf32) return unpack(bits >> 13, shape_of(format));
+  return unpack(bits & 0xffffu, shape_of(format));
+}
+
+CUDALAB_HOST_DEVICE inline Unpacked unpack_fp32(float value) {
+  return unpack(float_bits(value), FormatShape{8, 23});
+}
+
+// Step 1: the exact product. Its exponent is the sum of the exponents, not
+// renormalised: a significand product in [2, 4) stays there.
+CUDALAB_HOST_DEVICE inline Unpacked exact_product(const Unpacked& a, const Unpacked& b) {
+  Unpacked p;
+  p.negative = a.negative != b.negative;
+  p.exponent = a.exponent + b.exponent;
+  p.significand = a.significand * b.significand;
+  p.fraction_bits = a.fraction_bits + b.fraction_bits;
+  return p;
+}
+
+// Infinities and NaNs skip the arithmetic: NaN in, inf * 0 or inf - inf
+// give the canonical NaN; otherwise an infinity wins with its sign.
+struct SpecialCase {
+  bool any = false;
+  float result = 0.0f;
+};
+
+CUDALAB_HOST_DEVICE inline SpecialCase special_case(const std::uint32_t* a, const std::uint32_t* b,
+                                                    int k, float c, MmaFormat format) {
+  bool nan = false, plus_infinity = false, minus_infinity = false;
+  auto note_infinity = [&](bool negative) { (negative ? minus_infinity : plus_infinity) = true; };
+  for (int i = 0; i < k; ++i) {
+    const Unpacked x = unpack_operand(a[i], format);
+    const Unpacked y = unpack_operand(b[i], format);
+    if (x.is_nan || y.is_nan) nan = true;
+    const bool x_zero = !x.is_infinite && !x.is_nan && x.significand == 0;
+    const bool y_zero = !y.is_infinite && !y.is_nan && y.significand == 0;
+    if ((x.is_infinite && y_zero) || (y.is_infinite && x_zero)) nan = true;
+    if (x.is_infinite || y.is_infinite) note_infinity(x.negative != y.negative);
+  }
+  const Unpacked acc = unpack_fp32(c);
+  if (acc.is_nan) nan = true;
+  if (acc.is_infinite) note_infinity(acc.negative);
+  if (nan || (plus_infinity && minus_infinity)) return {true, float_from_bits(fp32_canonical_nan)};
+  if (plus_infinity) return {true, float_from_bits(0x7f800000u)};
+  if (minus_infinity) return {true, float_from_bits(0xff800000u)};
+  return {};
+}
+
+// Step 2: the alignment exponent, the largest exponent of a non-zero term.
+struct AlignmentExponent {
+  bool any_nonzero = false;
+  int exponent = 0;
+};
+
+CUDALAB_HOST_DEVICE inline void include_in_alignment(AlignmentExponent& e, const Unpacked& term) {
+  if (term.significand == 0) return;
+  if (!e.any_nonzero || term.exponent > e.exponent) e.exponent = term.exponent;
+  e.any_nonzero = true;
+}
+
+// Step 3: a term in units of 2^(alignment - kept_fraction_bits), its
+// magnitude truncated (toward zero), then signed.
+CUDALAB_HOST_DEVICE inline std::int64_t align_and_truncate(const Unpacked& term, int alignment) {
+  const int shift = (term.exponent - term.fraction_bits) - (alignment - kept_fraction_bits);
+  std::uint64_t magnitude = 0;
+  if (shift >= 0) {
+    magnitude = term.significand << shift;  // < 2^28: the term is at most 4 * 2^alignment
+  } else if (shift > -64) {
+    magnitude = term.significand >> -shift;
+  }
+  const auto signed_magnitude = static_cast<std::int64_t>(magnitude);
+  return term.negative ? -signed_magnitude : signed_magnitude;
+}
+
+CUDALAB_HOST_DEVICE inline int highest_set_bit(std::uint64_t value) {
+  int position = -1;
+  while (value != 0) {
+    value >>= 1;
+    ++position;
+  }
+  return position;
+}
+
+// Step 5: sum * 2^(alignment - kept_fraction_bits), normalised once and
+// rounded toward zero to fp32 (subnormal below 2^-126, infinity above the
+// largest fp32). An exact zero is +0.
+CUDALAB_HOST_DEVICE inline float normalise_toward_zero(std::int64_t sum, int alignment) {
+  if (sum == 0) return 0.0f;
+  const std::uint32_t sign = sum < 0 ? 0x80000000u : 0u;
+  const std::uint64_t magnitude = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
+  const int unit_exponent = alignment - kept_fraction_bits;  // the value of bit 0
+  const int leading = highest_set_bit(magnitude);
+  const int exponent = leading + unit_exponent;
+  if (exponent > 127) return float_from_bits(sign | 0x7f800000u);
+  std::uint64_t fraction_bits;  // the result's significand field(s), truncated
+  std::uint32_t exponent_field;
+  if (exponent >= -126) {
+    const int shift = leading - 23;  // keep 24 significant bits
+    const std::uint64_t significand = shift >= 0 ? magnitude >> shift : magnitude << -shift;
+    fraction_bits = significand & 0x7fffffu;
+    exponent_field = static_cast<std::uint32_t>(exponent + 127);
+  } else {
+    const int shift = unit_exponent + 149;  // subnormal: count units of 2^-149
+    fraction_bits = shift >= 0 ? magnitude << shift : (-shift < 64 ? magnitude >> -shift : 0);
+    exponent_field = 0;
+  }
+  return float_from_bits(sign | (exponent_field << 23) | static_cast<std::uint32_t>(fraction_bits));
+}
+
+}  // namespace block_fma_detail
+
+// d = sum over i < k of a[i]*b[i], plus c, as one tensor-core block (k up
+// to 16 for fp16/bf16 and 8 for TF32 in hardware; any k the model allows).
+// a and b hold bit patterns of `format`: fp16 and bf16 in the low 16 bits,
+// TF32 as fp32 patterns whose low 13 bits are ignored.
+CUDALAB_HOST_DEVICE inline float mma_block_fma(const std::uint32_t* a, const std::uint32_t* b,
+                                               int k, float c, MmaFormat format) {
+  using namespace block_fma_detail;
+  const SpecialCase special = special_case(a, b, k, c, format);
+  if (special.any) return special.result;
+
+  constexpr int max_terms = 64;  // products of one block, plus c
+  Unpacked terms[max_terms + 1];
+  const int products = k < max_terms ? k : max_terms;
+  AlignmentExponent alignment;
+  for (int i = 0; i < products; ++i) {
+    terms[i] = exact_product(unpack_operand(a[i], format), unpack_operand(b[i], format));
+    include_in_alignment(alignment, terms[i]);
+  }
+  terms[products] = unpack_fp32(c);
+  include_in_alignment(alignment, terms[products]);
+  if (!alignment.any_nonzero) return 0.0f;
+
+  std::int64_t sum = 0;
+  for (int i = 0; i <= products; ++i) sum += align_and_truncate(terms[i], alignment.exponent);
+  return normalise_toward_zero(sum, alignment.exponent);
+}
+
+// A whole mma.sync dot product of length k: blocks of mma_k_block(format)
+// products, each block's result the next block's c.
+CUDALAB_HOST_DEVICE inline float mma_dot(const std::uint32_t* a, const std::uint32_t* b, int k,
+                                         float c, MmaFormat format, int k_block) {
+  for (int start = 0; start < k; start += k_block) {
+    const int length = k - start < k_block ? k - start : k_block;
+    c = mma_block_fma(a + start, b + start, length, c, format);
+  }
+  return c;
+}
+
+CUDALAB_HOST_DEVICE inline float mma_dot(const std::uint32_t* a, const std::uint32_t* b, int k,
+                                         float c, MmaFormat format) {
+  return mma_dot(a, b, k, c, format, mma_k_block(format));
+}
+
+}  // namespace cudalab::numerics
