@@ -103,6 +103,30 @@ inline constexpr Case kCases[] = {
     {"ull to _rd", Inputs::random, Compare::bits},
     {"float2 to pair _rn", Inputs::random, Compare::bits},
     {"pair to float2", Inputs::random, Compare::bits},
+    {"htanh_approx", Inputs::every_16_bit_pattern, Compare::ulp_16},
+    {"__hsub_sat", Inputs::random, Compare::bits},
+    {"__hsub_rn", Inputs::random, Compare::bits},
+    {"__hmul2_sat", Inputs::random, Compare::bits},
+    {"__hfma2_sat", Inputs::random, Compare::bits},
+    {"__hneg2", Inputs::random, Compare::bits},
+    {"__habs2", Inputs::random, Compare::bits},
+    {"__hmax2", Inputs::random, Compare::bits},
+    {"__hmin2_nan", Inputs::random, Compare::bits},
+    {"__hle2_mask", Inputs::random, Compare::bits},
+    {"h2rcp", Inputs::random, Compare::ulp_pair},
+    {"h2rsqrt", Inputs::random, Compare::ulp_pair},
+    {"h2exp2", Inputs::random, Compare::ulp_pair},
+    {"h2exp10", Inputs::random, Compare::ulp_pair},
+    {"h2log", Inputs::random, Compare::ulp_pair},
+    {"h2log2", Inputs::random, Compare::ulp_pair},
+    {"h2log10", Inputs::random, Compare::ulp_pair},
+    {"h2sin", Inputs::random, Compare::ulp_pair},
+    {"h2cos", Inputs::random, Compare::ulp_pair},
+    {"h2tanh", Inputs::random, Compare::ulp_pair},
+    {"h2floor", Inputs::random, Compare::bits},
+    {"h2ceil", Inputs::random, Compare::bits},
+    {"h2trunc", Inputs::random, Compare::bits},
+    {"h2rint", Inputs::random, Compare::bits},
 };
 inline constexpr int kCaseCount = sizeof(kCases) / sizeof(kCases[0]);
 
@@ -347,6 +371,54 @@ HALF_MATH_CASE std::uint64_t evaluate(int id, std::uint64_t wa, std::uint64_t wb
         f = __bfloat1622float2(pa);
       return float_word(f.x) | (float_word(f.y) << 32);
     }
+    case 66:
+      return word<T>(htanh_approx(a));
+    case 67:
+      return word<T>(__hsub_sat(a, b));
+    case 68:
+      return word<T>(__hsub_rn(a, b));
+    case 69:
+      return pair_word<T>(__hmul2_sat(pa, pb));
+    case 70:
+      return pair_word<T>(__hfma2_sat(pa, pb, pc));
+    case 71:
+      return pair_word<T>(__hneg2(pa));
+    case 72:
+      return pair_word<T>(__habs2(pa));
+    case 73:
+      return pair_word<T>(__hmax2(pa, pb));
+    case 74:
+      return pair_word<T>(__hmin2_nan(pa, pb));
+    case 75:
+      return __hle2_mask(pa, pb);
+    case 76:
+      return pair_word<T>(h2rcp(pa));
+    case 77:
+      return pair_word<T>(h2rsqrt(pa));
+    case 78:
+      return pair_word<T>(h2exp2(pa));
+    case 79:
+      return pair_word<T>(h2exp10(pa));
+    case 80:
+      return pair_word<T>(h2log(pa));
+    case 81:
+      return pair_word<T>(h2log2(pa));
+    case 82:
+      return pair_word<T>(h2log10(pa));
+    case 83:
+      return pair_word<T>(h2sin(pa));
+    case 84:
+      return pair_word<T>(h2cos(pa));
+    case 85:
+      return pair_word<T>(h2tanh(pa));
+    case 86:
+      return pair_word<T>(h2floor(pa));
+    case 87:
+      return pair_word<T>(h2ceil(pa));
+    case 88:
+      return pair_word<T>(h2trunc(pa));
+    case 89:
+      return pair_word<T>(h2rint(pa));
   }
 #undef HALF_MATH_CONVERT
   return 0;
