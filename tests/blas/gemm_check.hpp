@@ -92,7 +92,7 @@ struct Matrix {
 
 // Uniform in [-1, 1), or integers in [-limit, limit] when `integers`.
 inline Matrix random_matrix(int rows, int columns, int ld, ElementType type, std::uint32_t seed,
-                            bool integers = false, int limit = 3) {
+                            bool integers = false, int limit = 2) {
   Matrix x(rows, columns, ld, type);
   std::mt19937 engine(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
