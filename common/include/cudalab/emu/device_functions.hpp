@@ -51,18 +51,21 @@ inline bool atomic_allowed(const Allocation* allocation, const void* address, st
   return on_access(allocation, address, bytes, bytes, kRead | kWrite | kAtomic, site);
 }
 
+// A shuffle moves the value's bytes. __half2 and __nv_bfloat162 count too:
+// they declare their own copy operations, so they are not trivially
+// copyable, but they are plain bytes, as on the GPU.
 template <class T>
 std::uint64_t to_bits(const T& v) noexcept {
-  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+  static_assert(sizeof(T) <= 8 && std::is_trivially_destructible_v<T>,
                 "warp shuffles move values of at most 8 bytes");
   std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof(T));
+  std::memcpy(&bits, static_cast<const void*>(&v), sizeof(T));
   return bits;
 }
 template <class T>
 T from_bits(std::uint64_t bits) noexcept {
   T v;
-  std::memcpy(&v, &bits, sizeof(T));
+  std::memcpy(static_cast<void*>(&v), &bits, sizeof(T));
   return v;
 }
 

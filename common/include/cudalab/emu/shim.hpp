@@ -14,6 +14,8 @@
 //   * atomicAdd/Sub/Exch/Min/Max/And/Or/Xor/Inc/Dec/CAS on raw and traced pointers.
 //   * the math intrinsics of device_functions.hpp (__expf, __fdividef,
 //     rsqrtf, __saturatef, __popc, min/max, ...); the rest comes from <cmath>.
+//   * the half and bfloat16 functions cuda_fp16.h/cuda_bf16.h leave to nvcc
+//     (__hfma, hexp, h2sqrt, __half2int_rn, ...: half_math.hpp).
 //   * the runtime API subset of runtime.hpp under CUDA's names (macros);
 //     every other runtime function (cudaStreamCreate, cudaMallocHost, ...)
 //     is a compile error naming it (the generated runtime_not_provided.hpp).
@@ -52,6 +54,7 @@
 #include "cudalab/emu/chevron.hpp"
 #include "cudalab/emu/device_functions.hpp"
 #include "cudalab/emu/global_ptr.hpp"
+#include "cudalab/emu/half_math.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
