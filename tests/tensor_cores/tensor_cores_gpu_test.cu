@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "cudalab/device_info.hpp"
-#include "cudalab/emu/runtime.hpp"
 #include "tc_inputs.hpp"
 #include "tc_runners.hpp"
 
