@@ -62,6 +62,7 @@
 #include "cudalab/emu/shared_at_namespace.hpp"
 #include "cudalab/emu/shared_memory.hpp"
 #include "cudalab/emu/thread_state.hpp"
+#include "cudalab/emu/wmma.hpp"
 
 // Device functions at global scope, where CUDA code calls them unqualified.
 using namespace ::cudalab::emu::device_api;

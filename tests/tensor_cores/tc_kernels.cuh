@@ -1,0 +1,193 @@
+// Tensor-core GEMMs as a student writes them: plain CUDA, one source for the
+// GPU (nvcc, the real <mma.h> and mma.sync) and the emulator (the rewritten,
+// instrumented copy; cudalab's nvcuda::wmma and warp-wide mma). Each warp
+// computes one tile of C = A·B (row-major, fp32 C, no C input).
+// The emulator test reads this file to check that a report names the line
+// of the half-warp mma (kernel_file is its path).
+#pragma once
+
+#include <cuda_fp16.h>
+#include <mma.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cudalab/check.hpp"
+#include "cudalab/kernel.hpp"
+#include "cudalab/mma.hpp"
+#include "tc_runners.hpp"
+
+namespace tensor_cores {
+namespace CUDALAB_BACKEND {
+
+using namespace nvcuda;
+
+// ---------------------------------------------------------------- wmma
+
+// TF32: A is M x K, B is K x N, both fp32, rounded to TF32 (ties away) as
+// the CUDA samples do after loading each fragment.
+__global__ void wmma_tf32_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int tile_row = warp / (N / 16), tile_col = warp % (N / 16);
+  if (tile_row * 16 >= M) return;
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc;
+  wmma::fill_fragment(acc, 0.0f);
+  for (int k = 0; k < K; k += 8) {
+    wmma::load_matrix_sync(a, A + tile_row * 16 * K + k, K);
+    wmma::load_matrix_sync(b, B + k * N + tile_col * 16, N);
+    for (int i = 0; i < a.num_elements; ++i) a.x[i] = wmma::__float_to_tf32(a.x[i]);
+    for (int i = 0; i < b.num_elements; ++i) b.x[i] = wmma::__float_to_tf32(b.x[i]);
+    wmma::mma_sync(acc, a, b, acc);
+  }
+  wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, acc, N, wmma::mem_row_major);
+}
+
+// fp16: A row-major, B column-major (B^T row-major, as cuBLAS users store it).
+__global__ void wmma_f16_gemm(const __half* A, const __half* B, float* C, int M, int N, int K) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int tile_row = warp / (N / 16), tile_col = warp % (N / 16);
+  if (tile_row * 16 >= M) return;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+  wmma::fill_fragment(acc, 0.0f);
+  for (int k = 0; k < K; k += 16) {
+    wmma::load_matrix_sync(a, A + tile_row * 16 * K + k, K);
+    wmma::load_matrix_sync(b, B + tile_col * 16 * K + k, K);
+    wmma::mma_sync(acc, a, b, acc);
+  }
+  wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, acc, N, wmma::mem_row_major);
+}
+
+// ---------------------------------------------------------------- mma.sync
+
+__device__ inline std::uint32_t pack_halves(__half low, __half high) {
+  return static_cast<std::uint32_t>(static_cast<__half_raw>(low).x) |
+         static_cast<std::uint32_t>(static_cast<__half_raw>(high).x) << 16;
+}
+
+// fp16 mma.sync.m16n8k16, fragments loaded straight from global memory by
+// the PTX ISA's layout: g = lane / 4, t = lane % 4. SwapRegisters is the
+// bug of a student who mixed up a[1] and a[2] (rows g+8 and columns 2t+8).
+template <bool SwapRegisters>
+__global__ void mma_f16_gemm(const __half* A, const __half* B, float* C, int M, int N, int K) {
+  const int lane = threadIdx.x % 32;
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int tile_row = warp / (N / 8), tile_col = warp % (N / 8);
+  if (tile_row * 16 >= M) return;
+  const int g = lane / 4, t = lane % 4;
+  const __half* a_tile = A + tile_row * 16 * K;
+  const __half* b_tile = B + tile_col * 8;
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int k = 0; k < K; k += 16) {
+    std::uint32_t a[4], b[2];
+    a[0] = pack_halves(a_tile[g * K + k + 2 * t], a_tile[g * K + k + 2 * t + 1]);
+    a[1] = pack_halves(a_tile[(g + 8) * K + k + 2 * t], a_tile[(g + 8) * K + k + 2 * t + 1]);
+    a[2] = pack_halves(a_tile[g * K + k + 2 * t + 8], a_tile[g * K + k + 2 * t + 9]);
+    a[3] = pack_halves(a_tile[(g + 8) * K + k + 2 * t + 8], a_tile[(g + 8) * K + k + 2 * t + 9]);
+    if (SwapRegisters) {
+      const std::uint32_t r = a[1];
+      a[1] = a[2];
+      a[2] = r;
+    }
+    b[0] = pack_halves(b_tile[(k + 2 * t) * N + g], b_tile[(k + 2 * t + 1) * N + g]);
+    b[1] = pack_halves(b_tile[(k + 2 * t + 8) * N + g], b_tile[(k + 2 * t + 9) * N + g]);
+    cudalab::mma_m16n8k16_f16(acc, a, b, acc);
+  }
+  float* c_tile = C + tile_row * 16 * N + tile_col * 8;
+  c_tile[g * N + 2 * t] = acc[0];
+  c_tile[g * N + 2 * t + 1] = acc[1];
+  c_tile[(g + 8) * N + 2 * t] = acc[2];
+  c_tile[(g + 8) * N + 2 * t + 1] = acc[3];
+}
+
+// The bug: only the lower half of the warp reaches the mma.
+__global__ void mma_f16_half_warp(const std::uint32_t* fragments, float* D) {
+  const int lane = threadIdx.x % 32;
+  std::uint32_t a[4] = {fragments[0], fragments[1], fragments[2], fragments[3]};
+  std::uint32_t b[2] = {fragments[4], fragments[5]};
+  float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  if (lane < 16) {
+    cudalab::mma_m16n8k16_f16(d, a, b, d);
+  }
+  for (int i = 0; i < 4; ++i) D[4 * threadIdx.x + i] = d[i];
+}
+
+// ---------------------------------------------------------------- host side
+
+const char* const kernel_file = __FILE__;
+
+namespace {
+
+template <class Device, class Host>
+Device* to_device(const std::vector<Host>& host) {
+  static_assert(sizeof(Device) == sizeof(Host));
+  Device* device = nullptr;
+  CUDA_CHECK(cudaMalloc(&device, host.size() * sizeof(Host)));
+  CUDA_CHECK(cudaMemcpy(device, host.data(), host.size() * sizeof(Host), cudaMemcpyHostToDevice));
+  return device;
+}
+
+std::vector<float> to_host(const float* device, std::size_t n) {
+  std::vector<float> host(n);
+  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// One warp per tile of 16 x tile_n, four warps per block.
+template <class Device, class Host>
+Gemm run_gemm(void (*kernel)(const Device*, const Device*, float*, int, int, int),
+              const std::vector<Host>& a, const std::vector<Host>& b, int m, int n, int k,
+              int tile_n) {
+  const Device* d_a = to_device<Device>(a);
+  const Device* d_b = to_device<Device>(b);
+  float* d_c = nullptr;
+  const std::size_t c_size = static_cast<std::size_t>(m) * n;
+  CUDA_CHECK(cudaMalloc(&d_c, c_size * sizeof(float)));
+  const int warps = (m / 16) * (n / tile_n);
+  const int warps_per_block = 4;
+  kernel<<<(warps + warps_per_block - 1) / warps_per_block, 32 * warps_per_block>>>(d_a, d_b, d_c,
+                                                                                    m, n, k);
+  Gemm result;
+  result.error = cudaDeviceSynchronize();
+  result.c = to_host(d_c, c_size);
+  CUDA_CHECK(cudaFree(const_cast<Device*>(d_a)));
+  CUDA_CHECK(cudaFree(const_cast<Device*>(d_b)));
+  CUDA_CHECK(cudaFree(d_c));
+  return result;
+}
+
+}  // namespace
+
+Gemm wmma_tf32(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k) {
+  return run_gemm<float>(wmma_tf32_gemm, a, b, m, n, k, 16);
+}
+
+Gemm wmma_f16(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b_col_major,
+              int m, int n, int k) {
+  return run_gemm<__half>(wmma_f16_gemm, a, b_col_major, m, n, k, 16);
+}
+
+Gemm mma_f16(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b, int m, int n,
+             int k, bool swapped_registers) {
+  return swapped_registers ? run_gemm<__half>(mma_f16_gemm<true>, a, b, m, n, k, 8)
+                           : run_gemm<__half>(mma_f16_gemm<false>, a, b, m, n, k, 8);
+}
+
+Gemm mma_f16_from_half_warp(const std::vector<std::uint32_t>& fragments) {
+  const std::uint32_t* d_fragments = to_device<std::uint32_t>(fragments);
+  float* d_d = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_d, 32 * 4 * sizeof(float)));
+  mma_f16_half_warp<<<1, 32>>>(d_fragments, d_d);
+  Gemm result;
+  result.error = cudaDeviceSynchronize();
+  result.c = to_host(d_d, 32 * 4);
+  CUDA_CHECK(cudaFree(const_cast<std::uint32_t*>(d_fragments)));
+  CUDA_CHECK(cudaFree(d_d));
+  return result;
+}
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace tensor_cores

@@ -1,0 +1,83 @@
+// Tensor cores on both backends (labels gpu, numerics): the same GEMMs of
+// tc_kernels.cuh on the GPU (nvcc, real mma.sync and <mma.h>) and on the
+// emulator, same inputs, outputs compared bit for bit. Skipped, with the
+// reason, where there is no GPU.
+#include <gtest/gtest.h>
+
+#include "cudalab/device_info.hpp"
+#include "tc_inputs.hpp"
+#include "tc_runners.hpp"
+
+namespace tensor_cores {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (!cudalab::has_gpu()) GTEST_SKIP() << cudalab::no_gpu_reason()
+
+constexpr int M = 64, N = 64, K = 128;
+
+void expect_same(const Gemm& gpu, const Gemm& emu, const std::vector<float>& model) {
+  ASSERT_EQ(gpu.error, cudaSuccess);
+  ASSERT_EQ(emu.error, cudaSuccess);
+  EXPECT_EQ(differing(gpu.c, emu.c), 0u) << "GPU and emulator";
+  EXPECT_EQ(differing(gpu.c, model), 0u) << "GPU and the model";
+}
+
+TEST(TensorCoresGpu, WmmaTf32GemmIsBitIdenticalOnBothBackends) {
+  SKIP_WITHOUT_GPU();
+  for (unsigned seed : {1u, 2u, 3u}) {
+    for (bool integers : {true, false}) {
+      const auto a = random_floats(M * K, seed, integers);
+      const auto b = random_floats(K * N, seed + 100, integers);
+      expect_same(on_gpu::wmma_tf32(a, b, M, N, K), on_emu::wmma_tf32(a, b, M, N, K),
+                  model_tf32_gemm(a, b, M, N, K));
+    }
+  }
+}
+
+TEST(TensorCoresGpu, MmaF16GemmIsBitIdenticalOnBothBackends) {
+  SKIP_WITHOUT_GPU();
+  for (unsigned seed : {4u, 5u, 6u}) {
+    for (bool integers : {true, false}) {
+      const auto a = to_fp16(random_floats(M * K, seed, integers));
+      const auto b = to_fp16(random_floats(K * N, seed + 100, integers));
+      expect_same(on_gpu::mma_f16(a, b, M, N, K, false), on_emu::mma_f16(a, b, M, N, K, false),
+                  model_fp16_gemm(a, b, M, N, K));
+      // The wrong layout is wrong on both, in the same bits.
+      const Gemm gpu = on_gpu::mma_f16(a, b, M, N, K, true);
+      const Gemm emu = on_emu::mma_f16(a, b, M, N, K, true);
+      EXPECT_EQ(differing(gpu.c, emu.c), 0u);
+      EXPECT_GT(differing(gpu.c, model_fp16_gemm(a, b, M, N, K)), 0u);
+    }
+  }
+}
+
+TEST(TensorCoresGpu, WmmaF16GemmIsBitIdenticalOnBothBackends) {
+  SKIP_WITHOUT_GPU();
+  for (unsigned seed : {7u, 8u}) {
+    for (bool integers : {true, false}) {
+      const auto a = to_fp16(random_floats(M * K, seed, integers));
+      const auto b = to_fp16(random_floats(K * N, seed + 100, integers));
+      const auto b_t = column_major(b, K, N);
+      expect_same(on_gpu::wmma_f16(a, b_t, M, N, K), on_emu::wmma_f16(a, b_t, M, N, K),
+                  model_fp16_gemm(a, b, M, N, K));
+    }
+  }
+}
+
+// wmma m16n16k16 and mma.sync m16n8k16: one K-block of 16 on the H200?
+TEST(TensorCoresGpu, KBlockProbe) {
+  SKIP_WITHOUT_GPU();
+  const KBlockProbe p = k_block_probe();
+  const Gemm mma = on_gpu::mma_f16(p.a, p.b, 16, 16, 16, false);
+  const Gemm wmma = on_gpu::wmma_f16(p.a, column_major(p.b, 16, 16), 16, 16, 16);
+  ASSERT_EQ(mma.error, cudaSuccess);
+  ASSERT_EQ(wmma.error, cudaSuccess);
+  RecordProperty("mma_m16n8k16_c00", std::to_string(nx::float_bits(mma.c[0])));
+  RecordProperty("wmma_m16n16k16_c00", std::to_string(nx::float_bits(wmma.c[0])));
+  EXPECT_EQ(nx::float_bits(mma.c[0]), 0x3f800001u) << "0x3f800000 would be two blocks of 8";
+  EXPECT_EQ(nx::float_bits(wmma.c[0]), 0x3f800001u) << "0x3f800000 would be two blocks of 8";
+}
+
+}  // namespace
+}  // namespace tensor_cores

@@ -1,0 +1,137 @@
+// Tensor cores on the emulator (labels numerics, emu): the GEMMs of
+// tc_kernels.cuh, compiled as the emulator compiles a lab, against the
+// block-FMA model bit for bit; a half-warp mma and a wrong fragment layout
+// must be caught.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "cudalab/emu/recorder.hpp"
+#include "cudalab/emu/runtime.hpp"
+#include "tc_inputs.hpp"
+#include "tc_runners.hpp"
+
+namespace tensor_cores {
+namespace {
+
+cudalab::emu::ScopedOptions quiet() {
+  cudalab::emu::Options o = cudalab::emu::options();
+  o.print_reports = false;
+  return cudalab::emu::ScopedOptions(o);
+}
+
+constexpr int M = 32, N = 32, K = 64;
+
+TEST(TensorCoresEmu, WmmaTf32GemmOfIntegersIsExact) {
+  auto scoped = quiet();
+  const auto a = random_floats(M * K, 1, true), b = random_floats(K * N, 2, true);
+  const Gemm g = on_emu::wmma_tf32(a, b, M, N, K);
+  ASSERT_EQ(g.error, cudaSuccess);
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      double exact = 0;
+      for (int x = 0; x < K; ++x) exact += double(a[i * K + x]) * b[x * N + j];
+      ASSERT_EQ(g.c[i * N + j], static_cast<float>(exact)) << i << "," << j;
+    }
+  }
+}
+
+TEST(TensorCoresEmu, WmmaTf32GemmMatchesTheModelBitForBit) {
+  auto scoped = quiet();
+  const auto a = random_floats(M * K, 3, false), b = random_floats(K * N, 4, false);
+  const Gemm g = on_emu::wmma_tf32(a, b, M, N, K);
+  ASSERT_EQ(g.error, cudaSuccess);
+  EXPECT_EQ(differing(g.c, model_tf32_gemm(a, b, M, N, K)), 0u);
+  // The inputs are rounded ties-away by __float_to_tf32: the raw fp32 model
+  // (operands truncated) gives other bits, so the test sees the rounding.
+  std::vector<std::uint32_t> raw_a(a.size()), raw_b(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) raw_a[i] = nx::float_bits(a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) raw_b[i] = nx::float_bits(b[i]);
+  EXPECT_GT(differing(g.c, model_gemm(raw_a, raw_b, M, N, K, nx::MmaFormat::tf32)), 0u);
+}
+
+TEST(TensorCoresEmu, MmaF16GemmMatchesTheModelBitForBit) {
+  auto scoped = quiet();
+  for (bool integers : {true, false}) {
+    const auto a = to_fp16(random_floats(M * K, 5, integers));
+    const auto b = to_fp16(random_floats(K * N, 6, integers));
+    const Gemm g = on_emu::mma_f16(a, b, M, N, K, false);
+    ASSERT_EQ(g.error, cudaSuccess);
+    EXPECT_EQ(differing(g.c, model_fp16_gemm(a, b, M, N, K)), 0u) << "integers " << integers;
+  }
+}
+
+TEST(TensorCoresEmu, WmmaF16GemmMatchesTheModelBitForBit) {
+  auto scoped = quiet();
+  const auto a = to_fp16(random_floats(M * K, 7, false));
+  const auto b = to_fp16(random_floats(K * N, 8, false));
+  const Gemm g = on_emu::wmma_f16(a, column_major(b, K, N), M, N, K);
+  ASSERT_EQ(g.error, cudaSuccess);
+  EXPECT_EQ(differing(g.c, model_fp16_gemm(a, b, M, N, K)), 0u);
+}
+
+TEST(TensorCoresEmu, OneKBlockOf16PerFp16Instruction) {
+  auto scoped = quiet();
+  const KBlockProbe p = k_block_probe();
+  const Gemm mma = on_emu::mma_f16(p.a, p.b, 16, 16, 16, false);
+  const Gemm wmma = on_emu::wmma_f16(p.a, column_major(p.b, 16, 16), 16, 16, 16);
+  ASSERT_EQ(mma.error, cudaSuccess);
+  ASSERT_EQ(wmma.error, cudaSuccess);
+  EXPECT_EQ(nx::float_bits(mma.c[0]), 0x3f800001u);
+  EXPECT_EQ(nx::float_bits(wmma.c[0]), 0x3f800001u);
+}
+
+TEST(TensorCoresEmu, AWrongLaneToElementMappingGivesWrongResults) {
+  auto scoped = quiet();
+  const auto a = to_fp16(random_floats(M * K, 9, true));
+  const auto b = to_fp16(random_floats(K * N, 10, true));
+  const Gemm right = on_emu::mma_f16(a, b, M, N, K, false);
+  const Gemm swapped = on_emu::mma_f16(a, b, M, N, K, true);
+  ASSERT_EQ(swapped.error, cudaSuccess);
+  EXPECT_EQ(differing(right.c, model_fp16_gemm(a, b, M, N, K)), 0u);
+  EXPECT_GT(differing(swapped.c, model_fp16_gemm(a, b, M, N, K)), M * N / 2);
+}
+
+std::string source_line(const std::string& file, unsigned line) {
+  std::ifstream in(file);
+  std::string text;
+  for (unsigned i = 0; i < line && std::getline(in, text); ++i) {
+  }
+  return text;
+}
+
+TEST(TensorCoresEmu, AnMmaFromHalfAWarpIsReportedAtItsLine) {
+  auto scoped = quiet();
+  cudalab::emu::Recording rec;
+  const std::vector<std::uint32_t> fragments(6, 0x3c003c00u);  // all ones
+  const Gemm g = on_emu::mma_f16_from_half_warp(fragments);
+  EXPECT_EQ(g.error, cudaErrorLaunchFailure);
+  const auto reports = rec.reports();
+  ASSERT_FALSE(reports.empty());
+  const auto& r = reports.front();
+  EXPECT_EQ(r.kind, cudalab::emu::ReportKind::warp_collective);
+  EXPECT_NE(r.kernel.find("mma_f16_half_warp"), std::string::npos) << r.kernel;
+  EXPECT_NE(r.message.find("all 32 lanes"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("0xffff0000"), std::string::npos) << r.message;
+  EXPECT_EQ(r.file, on_emu::kernel_file);
+  EXPECT_NE(source_line(r.file, r.line).find("cudalab::mma_m16n8k16_f16(d, a, b, d)"),
+            std::string::npos)
+      << r.to_string();
+}
+
+TEST(TensorCoresEmu, FragmentLoadsAndStoresAreTraced) {
+  auto scoped = quiet();
+  cudalab::emu::Recording rec;
+  const auto a = random_floats(16 * 8, 11, true), b = random_floats(8 * 16, 12, true);
+  ASSERT_EQ(on_emu::wmma_tf32(a, b, 16, 16, 8).error, cudaSuccess);
+  ASSERT_EQ(rec.launches().size(), 1u);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  const auto& coalescing = rec.launches()[0].coalescing;
+  // One warp-wide request per fragment element: 4 of A, 4 of B, 8 of C.
+  EXPECT_EQ(coalescing.loads.requests, 8u);
+  EXPECT_EQ(coalescing.stores.requests, 8u);
+}
+
+}  // namespace
+}  // namespace tensor_cores
