@@ -98,7 +98,7 @@ std::uint32_t half_of(const std::uint32_t* registers, int element) {
 
 // This lane's four elements of D, from every lane's registers.
 void compute_d(const MmaRegisters* const* lanes, MmaShape shape, numerics::MmaFormat format,
-               unsigned my_lane, const float* c, float* d) {
+               int k_block, unsigned my_lane, const float* c, float* d) {
   using namespace numerics;
   std::uint32_t a[16][16] = {};  // [row][k]
   std::uint32_t b[8][16] = {};   // [column][k]: one column of B is one dot product's operand
@@ -130,7 +130,7 @@ void compute_d(const MmaRegisters* const* lanes, MmaShape shape, numerics::MmaFo
   }
   for (int i = 0; i < 4; ++i) {
     const MatrixCoord at = m16n8_c_element(static_cast<int>(my_lane), i);
-    d[i] = mma_dot(a[at.row], b[at.col], k, c[i], format);
+    d[i] = mma_dot(a[at.row], b[at.col], k, c[i], format, k_block);
   }
 }
 
@@ -142,8 +142,8 @@ const char* instruction_name(MmaShape shape, numerics::MmaFormat format) {
 
 }  // namespace
 
-bool warp_mma(MmaShape shape, numerics::MmaFormat format, const MmaRegisters& mine, float* d,
-              const std::source_location& site) {
+bool warp_mma(MmaShape shape, numerics::MmaFormat format, int k_block, const MmaRegisters& mine,
+              float* d, const std::source_location& site) {
   ThreadState* me = current_thread;
   BlockRun* run = me->run;
   if (!run) {  // outside a kernel: nothing to meet
@@ -165,7 +165,7 @@ bool warp_mma(MmaShape shape, numerics::MmaFormat format, const MmaRegisters& mi
     const MmaRegisters* lanes[32];
     for (unsigned lane = 0; lane < 32; ++lane)
       lanes[lane] = table.lanes[me->warp * 32 + lane].registers;
-    compute_d(lanes, shape, format, me->lane, mine.c, d);
+    compute_d(lanes, shape, format, k_block, me->lane, mine.c, d);
   } else {
     run->report(ReportKind::warp_collective, me->linear,
                 std::string(instruction_name(shape, format)) +

@@ -41,7 +41,7 @@ std::vector<T> column_major(const std::vector<T>& b, int k, int n) {
 // (fp16 in the low 16 bits, TF32 as fp32), C starting at 0.
 inline std::vector<float> model_gemm(const std::vector<std::uint32_t>& a,
                                      const std::vector<std::uint32_t>& b, int m, int n, int k,
-                                     nx::MmaFormat format) {
+                                     nx::MmaFormat format, int k_block) {
   std::vector<float> c(static_cast<std::size_t>(m) * n);
   std::vector<std::uint32_t> row(k), column(k);
   for (int i = 0; i < m; ++i) {
@@ -51,7 +51,7 @@ inline std::vector<float> model_gemm(const std::vector<std::uint32_t>& a,
         column[x] = b[static_cast<std::size_t>(x) * n + j];
       }
       c[static_cast<std::size_t>(i) * n + j] =
-          nx::mma_dot(row.data(), column.data(), k, 0.0f, format);
+          nx::mma_dot(row.data(), column.data(), k, 0.0f, format, k_block);
     }
   }
   return c;
@@ -61,20 +61,24 @@ inline std::vector<float> model_fp16_gemm(const std::vector<std::uint16_t>& a,
                                           const std::vector<std::uint16_t>& b, int m, int n,
                                           int k) {
   return model_gemm(std::vector<std::uint32_t>(a.begin(), a.end()),
-                    std::vector<std::uint32_t>(b.begin(), b.end()), m, n, k, nx::MmaFormat::fp16);
+                    std::vector<std::uint32_t>(b.begin(), b.end()), m, n, k, nx::MmaFormat::fp16,
+                    16);
 }
 
 // What the kernel feeds the tensor core: wmma::__float_to_tf32 (ties away).
+// The operands as __float_to_tf32 makes them (ties away), as bit patterns.
+inline std::vector<std::uint32_t> tf32_bits(const std::vector<float>& v) {
+  std::vector<std::uint32_t> bits(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    bits[i] = nx::float_bits(nx::fp32_to_tf32(v[i], nx::Tf32Rounding::ties_away));
+  }
+  return bits;
+}
+
 inline std::vector<float> model_tf32_gemm(const std::vector<float>& a, const std::vector<float>& b,
                                           int m, int n, int k) {
-  auto tf32 = [](const std::vector<float>& v) {
-    std::vector<std::uint32_t> bits(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      bits[i] = nx::float_bits(nx::fp32_to_tf32(v[i], nx::Tf32Rounding::ties_away));
-    }
-    return bits;
-  };
-  return model_gemm(tf32(a), tf32(b), m, n, k, nx::MmaFormat::tf32);
+  // wmma's TF32 mma sums blocks of 4 (cudalab::emu::wmma_k_block).
+  return model_gemm(tf32_bits(a), tf32_bits(b), m, n, k, nx::MmaFormat::tf32, 4);
 }
 
 // A 16 x 16 fp16 problem that tells one K-block of 16 from two of 8: row 0

@@ -48,7 +48,11 @@ TEST(TensorCoresEmu, WmmaTf32GemmMatchesTheModelBitForBit) {
   std::vector<std::uint32_t> raw_a(a.size()), raw_b(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) raw_a[i] = nx::float_bits(a[i]);
   for (std::size_t i = 0; i < b.size(); ++i) raw_b[i] = nx::float_bits(b[i]);
-  EXPECT_GT(differing(g.c, model_gemm(raw_a, raw_b, M, N, K, nx::MmaFormat::tf32)), 0u);
+  EXPECT_GT(differing(g.c, model_gemm(raw_a, raw_b, M, N, K, nx::MmaFormat::tf32, 4)), 0u);
+  // And in blocks of 8 (what an mma.sync m16n8k8 sums), other bits again:
+  // the test sees the block size wmma's TF32 mma uses.
+  EXPECT_GT(differing(g.c, model_gemm(tf32_bits(a), tf32_bits(b), M, N, K, nx::MmaFormat::tf32, 8)),
+            0u);
 }
 
 TEST(TensorCoresEmu, MmaF16GemmMatchesTheModelBitForBit) {

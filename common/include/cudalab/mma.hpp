@@ -69,7 +69,7 @@ inline void warp_mma(emu::detail::MmaShape shape, numerics::MmaFormat format, fl
                      const std::source_location& site) {
   emu::detail::MmaRegisters mine{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {c[0], c[1], c[2], c[3]}};
   float result[4];
-  emu::detail::warp_mma(shape, format, mine, result, site);
+  emu::detail::warp_mma(shape, format, numerics::mma_k_block(format), mine, result, site);
   for (int i = 0; i < 4; ++i) d[i] = result[i];
 }
 

@@ -6,8 +6,9 @@
 //
 // Arithmetic: every D element is numerics::mma_dot, the H200's block-FMA
 // bit for bit (docs/numerics.md). A wmma m16n16k16 is two mma.sync
-// m16n8k16 (one K-block of 16), an m16n16k8 TF32 two mma.sync m16n8k8, as
-// nvcc compiles them for sm_90.
+// m16n8k16 (one K-block of 16); an m16n16k8 TF32 is two m16n8k8 halves, but
+// each sums its 8 products in two blocks of 4, as nvcc compiles it for sm_90
+// (wmma_k_block below).
 //
 // Fragment element order (CUDA leaves it unspecified; kernels that touch
 // x[] element-wise, as fill loops and __float_to_tf32 loops do, do not
@@ -55,11 +56,20 @@ struct MmaRegisters {
 };
 
 // The warp-wide instruction (common/emu/warp_mma.cpp): waits for all 32
-// lanes, gives this lane its four D elements. A call that not every lane of
-// the warp makes is a warp_collective report at `site`, D is NaN and the
-// result false.
-bool warp_mma(MmaShape shape, numerics::MmaFormat format, const MmaRegisters& mine, float* d,
-              const std::source_location& site);
+// lanes, gives this lane its four D elements, each summed in tensor-core
+// blocks of `k_block` products. A call that not every lane of the warp makes
+// is a warp_collective report at `site`, D is NaN and the result false.
+bool warp_mma(MmaShape shape, numerics::MmaFormat format, int k_block, const MmaRegisters& mine,
+              float* d, const std::source_location& site);
+
+// The block size of a wmma::mma_sync. nvcc (CUDA 13.0, sm_90) lowers the
+// m16n16k16 fp16/bf16 mma to HMMA.16816, one block of 16 as an mma.sync
+// m16n8k16; but the m16n16k8 TF32 mma to HMMA.1684 instructions, blocks of
+// 4, where an mma.sync m16n8k8 becomes one block of 8. Seen with cuobjdump
+// and checked bit for bit on the H200 on 2026-11-30 (tests/tensor_cores).
+constexpr int wmma_k_block(numerics::MmaFormat format) {
+  return format == numerics::MmaFormat::tf32 ? 4 : 16;
+}
 
 inline unsigned lane_id() noexcept { return unseen_load(unseen_load(current_thread)->lane); }
 
@@ -234,8 +244,8 @@ inline void mma_sync(fragment<accumulator, 16, 16, K, float>& d,
       for (int i = 0; i < 2; ++i) r.b[i] = ::cudalab::numerics::float_bits(b.x[2 * half + i]);
     }
     for (int i = 0; i < 4; ++i) r.c[i] = c.x[4 * half + i];
-    emu::warp_mma(K == 16 ? emu::MmaShape::m16n8k16 : emu::MmaShape::m16n8k8, format, r,
-                  result + 4 * half, site);
+    emu::warp_mma(K == 16 ? emu::MmaShape::m16n8k16 : emu::MmaShape::m16n8k8, format,
+                  emu::wmma_k_block(format), r, result + 4 * half, site);
   }
   for (int i = 0; i < 8; ++i) d.x[i] = result[i];
 }
