@@ -23,6 +23,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/device_info.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/mma.hpp"
 #include "cudalab/numerics.hpp"
 #include "edge_vectors.hpp"
 
@@ -198,25 +199,6 @@ struct MmaShape {
   static constexpr int k = F == MmaFormat::tf32 ? 8 : 16;
 };
 
-__device__ void mma_m16n8k16(MmaFormat f, const std::uint32_t* a, const std::uint32_t* b,
-                             const float* c, float* d) {
-  if (f == MmaFormat::fp16) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%10,%11,%12,%13};"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
-          "f"(c[2]), "f"(c[3]));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%10,%11,%12,%13};"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
-          "f"(c[2]), "f"(c[3]));
-  }
-}
-
 template <MmaFormat F>
 __global__ void mma_blocks(const std::uint32_t* A, const std::uint32_t* B, const float* C, float* D,
                            int count) {
@@ -243,12 +225,7 @@ __global__ void mma_blocks(const std::uint32_t* A, const std::uint32_t* B, const
       const MatrixCoord at = m16n8k8_tf32_b_element(lane, i);
       b[i] = B[at.row * 8 + at.col];
     }
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%10,%11,%12,%13};"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
-          "f"(c[2]), "f"(c[3]));
+    cudalab::mma_m16n8k8_tf32(d, a, b, c);
   } else {
     // Two 16-bit elements per register, the lower-numbered one in the low half.
     std::uint32_t a[4], b[2];
@@ -262,7 +239,11 @@ __global__ void mma_blocks(const std::uint32_t* A, const std::uint32_t* B, const
                         hi = m16n8k16_b_element(lane, 2 * r + 1);
       b[r] = (B[lo.row * 8 + lo.col] & 0xffffu) | (B[hi.row * 8 + hi.col] << 16);
     }
-    mma_m16n8k16(F, a, b, c, d);
+    if constexpr (F == MmaFormat::fp16) {
+      cudalab::mma_m16n8k16_f16(d, a, b, c);
+    } else {
+      cudalab::mma_m16n8k16_bf16(d, a, b, c);
+    }
   }
   for (int i = 0; i < 4; ++i) {
     const MatrixCoord at = m16n8_c_element(lane, i);
