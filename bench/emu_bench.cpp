@@ -9,6 +9,8 @@
 //                 block sum, one __syncthreads per halving step (target >= 5 M)
 //   traced        traced accesses/s with a Recording alive (trace + coalescing
 //                 analysis), checks off                        (target >= 10 M)
+//   mma_plain     warp-wide fp16 mma.sync m16n8k16 instructions/s/core on the
+//                 tensor-core model (cudalab/mma.hpp)
 // plus the elementwise kernel with the default checks on, for scale; and
 // each of them again (`*_plain`) for the same kernel in plain CUDA (`float*`,
 // a plain `__shared__` array) compiled with the emulator's instrumentation,
@@ -152,7 +154,7 @@ int main(int argc, char** argv) {
   app.add_option("--only", only, "one benchmark")
       ->check(CLI::IsMember({"elementwise", "elementwise_checked", "reduction", "traced",
                              "elementwise_plain", "elementwise_checked_plain", "reduction_plain",
-                             "traced_plain", "traced_checked_plain"}));
+                             "traced_plain", "traced_checked_plain", "mma_plain"}));
   app.add_flag(
       "--fidelity", fidelity_only,
       "print the emulator's counts for emu_fidelity_gpu's launches instead (--out: as JSON)");
@@ -216,6 +218,24 @@ int main(int argc, char** argv) {
     results.push_back({"reduction_plain", "thread-barrier passes", passes / s, passes / s / cores,
                        0, s, "the same with a plain __shared__ array, instrumented"});
   }
+  if (wanted("mma_plain")) {  // tensor cores: fp16 mma.sync m16n8k16 on the block-FMA model
+    cudalab::emu::ScopedOptions options(bench_options(workers, false));
+    constexpr int kRepeats = 16;
+    const dim3 mgrid(64);
+    const long long threads = static_cast<long long>(mgrid.x) * kMmaBlock;
+    if (static_cast<long long>(y.size()) >= threads) {
+      double s = seconds_of([&] { plain::mma_chain(mgrid, y.data(), kRepeats); });
+      const float first = y.copy_to_host()[0];
+      if (first != 16.0f * kRepeats) {
+        std::fprintf(stderr, "emu_bench: mma_plain computed %g, not %g\n", first, 16.0 * kRepeats);
+        return 1;
+      }
+      const double instructions = static_cast<double>(threads / 32) * kRepeats;
+      results.push_back(
+          {"mma_plain", "mma instructions", instructions / s, instructions / s / cores, 0, s,
+           "warp-wide fp16 mma.sync m16n8k16 (cudalab::mma_m16n8k16_f16), checks off"});
+    }
+  }
   if (wanted("traced")) {  // tracing: a Recording alive, checks off
     cudalab::emu::ScopedOptions options(bench_options(workers, false));
     const long long n = std::min<long long>(elements, 4ll << 20);
@@ -256,7 +276,7 @@ int main(int argc, char** argv) {
     char target[32] = "-";
     if (m.target_per_core > 0)
       std::snprintf(target, sizeof target, "%.1f", m.target_per_core / 1e6);
-    std::printf("%-20s %-22s %12.1f %12.1f %12s %9.3f\n", m.name.c_str(), m.unit.c_str(),
+    std::printf("%-20s %-22s %12.4g %12.4g %12s %9.3f\n", m.name.c_str(), m.unit.c_str(),
                 m.per_second / 1e6, m.per_core / 1e6, target, m.seconds);
   }
 
