@@ -100,6 +100,52 @@ inline KBlockProbe k_block_probe() {
   return p;
 }
 
+// Every lane's six registers for one bf16 m16n8k16 or tf32 m16n8k8
+// instruction: random finite operands with exponents within 2^-8 .. 2^8.
+inline std::vector<std::uint32_t> random_registers(unsigned seed, bool tf32) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::uint32_t> bits(0, 0xffffffffu);
+  std::uniform_int_distribution<std::uint32_t> exponent(127 - 8, 127 + 8);
+  auto operand = [&]() -> std::uint32_t {  // an fp32 pattern; bf16 keeps its top half
+    return (bits(rng) & 0x807fffffu) | exponent(rng) << 23;
+  };
+  std::vector<std::uint32_t> registers(32 * 6);
+  for (std::uint32_t& r : registers) {
+    r = tf32 ? operand() : (operand() >> 16) | (operand() & 0xffff0000u);
+  }
+  return registers;
+}
+
+// What one such instruction gives each lane by the block-FMA model, c = 0.
+inline std::vector<float> model_one_instruction(const std::vector<std::uint32_t>& registers,
+                                                bool tf32) {
+  const int k = tf32 ? 8 : 16;
+  const nx::MmaFormat format = tf32 ? nx::MmaFormat::tf32 : nx::MmaFormat::bf16;
+  std::uint32_t a[16][16] = {}, b_columns[8][16] = {};  // A [row][k], B [column][k]
+  for (int lane = 0; lane < 32; ++lane) {
+    const std::uint32_t* r = &registers[6 * lane];
+    for (int e = 0; e < (tf32 ? 4 : 8); ++e) {
+      const nx::MatrixCoord at =
+          tf32 ? nx::m16n8k8_tf32_a_element(lane, e) : nx::m16n8k16_a_element(lane, e);
+      a[at.row][at.col] = tf32 ? r[e] : (e % 2 == 0 ? r[e / 2] & 0xffffu : r[e / 2] >> 16);
+    }
+    for (int e = 0; e < (tf32 ? 2 : 4); ++e) {
+      const nx::MatrixCoord at =
+          tf32 ? nx::m16n8k8_tf32_b_element(lane, e) : nx::m16n8k16_b_element(lane, e);
+      b_columns[at.col][at.row] =
+          tf32 ? r[4 + e] : (e % 2 == 0 ? r[4 + e / 2] & 0xffffu : r[4 + e / 2] >> 16);
+    }
+  }
+  std::vector<float> d(32 * 4);
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      const nx::MatrixCoord at = nx::m16n8_c_element(lane, i);
+      d[4 * lane + i] = nx::mma_dot(a[at.row], b_columns[at.col], k, 0.0f, format);
+    }
+  }
+  return d;
+}
+
 inline std::size_t differing(const std::vector<float>& x, const std::vector<float>& y) {
   std::size_t count = x.size() == y.size() ? 0 : 1;
   for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {

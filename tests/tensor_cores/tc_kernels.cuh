@@ -115,6 +115,23 @@ __global__ void mma_f16_half_warp(const std::uint32_t* fragments, float* D) {
   for (int i = 0; i < 4; ++i) D[4 * threadIdx.x + i] = d[i];
 }
 
+// One warp, one instruction of cudalab/mma.hpp: lane l passes
+// registers[6l .. 6l + 5] as a[0..3], b[0..1], with c = 0; D gets each
+// lane's d[0..3]. tf32: mma_m16n8k8_tf32, else mma_m16n8k16_bf16.
+__global__ void mma_one_instruction(const std::uint32_t* registers, bool tf32, float* D) {
+  const int lane = threadIdx.x % 32;
+  const std::uint32_t* mine = registers + 6 * lane;
+  const std::uint32_t a[4] = {mine[0], mine[1], mine[2], mine[3]};
+  const std::uint32_t b[2] = {mine[4], mine[5]};
+  float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  if (tf32) {
+    cudalab::mma_m16n8k8_tf32(d, a, b, d);
+  } else {
+    cudalab::mma_m16n8k16_bf16(d, a, b, d);
+  }
+  for (int i = 0; i < 4; ++i) D[4 * lane + i] = d[i];
+}
+
 // ---------------------------------------------------------------- host side
 
 const char* const kernel_file = __FILE__;
@@ -174,6 +191,19 @@ Gemm mma_f16(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_
              int k, bool swapped_registers) {
   return swapped_registers ? run_gemm<__half>(mma_f16_gemm<true>, a, b, m, n, k, 8)
                            : run_gemm<__half>(mma_f16_gemm<false>, a, b, m, n, k, 8);
+}
+
+Gemm mma_one(const std::vector<std::uint32_t>& registers, bool tf32) {
+  const std::uint32_t* d_registers = to_device<std::uint32_t>(registers);
+  float* d_out = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_out, 32 * 4 * sizeof(float)));
+  mma_one_instruction<<<1, 32>>>(d_registers, tf32, d_out);
+  Gemm result;
+  result.error = cudaDeviceSynchronize();
+  result.c = to_host(d_out, 32 * 4);
+  CUDA_CHECK(cudaFree(const_cast<std::uint32_t*>(d_registers)));
+  CUDA_CHECK(cudaFree(d_out));
+  return result;
 }
 
 Gemm mma_f16_from_half_warp(const std::vector<std::uint32_t>& fragments) {

@@ -25,7 +25,10 @@ struct Gemm {
                int n, int k, bool swapped_registers);                                            \
   /* One warp: every lane passes fragments[0..5] as a[0..3], b[0..1]; lanes 0-15 call */         \
   /* mma_m16n8k16_f16, the others do not. c holds each lane's d[0..3]. */                        \
-  Gemm mma_f16_from_half_warp(const std::vector<std::uint32_t>& fragments);
+  Gemm mma_f16_from_half_warp(const std::vector<std::uint32_t>& fragments);                      \
+  /* One warp, one mma_m16n8k8_tf32 (tf32) or mma_m16n8k16_bf16: lane l's registers */           \
+  /* registers[6l..6l+5] as a[0..3], b[0..1], c = 0. c holds each lane's d[0..3]. */             \
+  Gemm mma_one(const std::vector<std::uint32_t>& registers, bool tf32);
 
 namespace on_emu {
 TENSOR_CORES_RUNNERS

@@ -66,6 +66,19 @@ TEST(TensorCoresGpu, WmmaF16GemmIsBitIdenticalOnBothBackends) {
 }
 
 // wmma m16n16k16 and mma.sync m16n8k16: one K-block of 16 on the H200?
+TEST(TensorCoresGpu, Bf16AndTf32InstructionsAreBitIdenticalOnBothBackends) {
+  SKIP_WITHOUT_GPU();
+  for (bool tf32 : {false, true}) {
+    for (unsigned seed : {11u, 12u, 13u}) {
+      SCOPED_TRACE(std::string(tf32 ? "mma_m16n8k8_tf32" : "mma_m16n8k16_bf16") + ", seed " +
+                   std::to_string(seed));
+      const std::vector<std::uint32_t> registers = random_registers(seed, tf32);
+      expect_same(on_gpu::mma_one(registers, tf32), on_emu::mma_one(registers, tf32),
+                  model_one_instruction(registers, tf32));
+    }
+  }
+}
+
 TEST(TensorCoresGpu, KBlockProbe) {
   SKIP_WITHOUT_GPU();
   const KBlockProbe p = k_block_probe();

@@ -86,6 +86,19 @@ TEST(TensorCoresEmu, OneKBlockOf16PerFp16Instruction) {
   EXPECT_EQ(nx::float_bits(wmma.c[0]), 0x3f800001u);
 }
 
+TEST(TensorCoresEmu, Bf16AndTf32InstructionsMatchTheModelBitForBit) {
+  auto scoped = quiet();
+  for (bool tf32 : {false, true}) {
+    for (unsigned seed : {11u, 12u, 13u}) {
+      const std::vector<std::uint32_t> registers = random_registers(seed, tf32);
+      const Gemm g = on_emu::mma_one(registers, tf32);
+      ASSERT_EQ(g.error, cudaSuccess);
+      EXPECT_EQ(differing(g.c, model_one_instruction(registers, tf32)), 0u)
+          << (tf32 ? "mma_m16n8k8_tf32" : "mma_m16n8k16_bf16") << ", seed " << seed;
+    }
+  }
+}
+
 TEST(TensorCoresEmu, AWrongLaneToElementMappingGivesWrongResults) {
   auto scoped = quiet();
   const auto a = to_fp16(random_floats(M * K, 9, true));
