@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <shared_mutex>
 
@@ -37,6 +38,14 @@ struct Registry {
 Registry& registry() {
   static Registry r;
   return r;
+}
+
+// The allocation keyed at or below `address` in `by_start` (nullptr if none):
+// the only one that can contain it, as the keyed ranges do not overlap.
+Allocation* at_or_below(const std::map<std::uintptr_t, Allocation*>& by_start,
+                        std::uintptr_t address) {
+  auto it = by_start.upper_bound(address);
+  return it == by_start.begin() ? nullptr : std::prev(it)->second;
 }
 
 }  // namespace
@@ -89,23 +98,17 @@ Allocation* find_span(const void* p) noexcept {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   Registry& r = registry();
   std::shared_lock lock(r.mutex);
-  auto it = r.spans.upper_bound(address);
-  if (it == r.spans.begin()) return nullptr;
-  --it;
-  Allocation* a = it->second;
-  return address - a->reserved_low < a->reserved_bytes ? a : nullptr;
+  Allocation* a = at_or_below(r.spans, address);
+  return a && address - a->reserved_low < a->reserved_bytes ? a : nullptr;
 }
 
 Allocation* find_live(const void* p, std::size_t bytes) noexcept {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   Registry& r = registry();
   std::shared_lock lock(r.mutex);
-  auto it = r.live.upper_bound(address);
-  if (it == r.live.begin()) return nullptr;
-  --it;
-  Allocation* a = it->second;
+  Allocation* a = at_or_below(r.live, address);
   // A zero-byte allocation still owns its base address.
-  if (address >= a->base && address + bytes <= a->base + std::max<std::size_t>(a->bytes, 1)) {
+  if (a && address >= a->base && address + bytes <= a->base + std::max<std::size_t>(a->bytes, 1)) {
     return a;
   }
   return nullptr;
