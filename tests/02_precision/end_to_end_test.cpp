@@ -1,0 +1,45 @@
+// Lab 02 end to end (no exercise of its own): the student's code alone, with
+// none of the reference's parts, turns an fp32 matrix into fp16, multiplies
+// it on the tensor cores and lands where cuBLAS's fp16 mode lands.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "backend.hpp"
+#include "cudalab/harness/testing.hpp"
+
+namespace lab02 {
+namespace {
+
+using OnBackend = cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
+                                              harness::make_gpu_backend>;
+class EndToEnd : public OnBackend {};
+
+TEST_P(EndToEnd, Fp16TensorCoreGemmAgreesWithBlas) {
+  const int m = 37, n = 29, k = 53;
+  const std::vector<float> a = rng_.uniform(static_cast<std::size_t>(m) * k, -1.0f, 1.0f);
+  const std::vector<float> b = rng_.uniform(static_cast<std::size_t>(k) * n, -1.0f, 1.0f);
+  std::vector<std::uint16_t> a_half(a.size()), b_half(b.size());
+  ASSERT_TRUE(cudalab::harness::ran(backend().to_fp16(a_half, a)));
+  ASSERT_TRUE(cudalab::harness::ran(backend().to_fp16(b_half, b)));
+  std::vector<float> mine(static_cast<std::size_t>(m) * n,
+                          std::numeric_limits<float>::quiet_NaN());
+  ASSERT_TRUE(cudalab::harness::ran(backend().tc_gemm_fp16(m, n, k, a_half, b_half, mine)));
+  std::vector<float> blas(mine.size(), std::numeric_limits<float>::quiet_NaN());
+  ASSERT_TRUE(cudalab::harness::ran(
+      backend().gemm_in_mode(GemmMode::fp16_fp32_accumulate, m, n, k, a, b, blas)));
+  const std::vector<double> exact = backend().gemm_fp64(a, b, m, n, k);
+  const double mine_error = backend().normwise_relative_error(mine, exact);
+  const double blas_error = backend().normwise_relative_error(blas, exact);
+  EXPECT_TRUE(std::isfinite(mine_error));
+  EXPECT_GT(mine_error, 0.0) << "an fp16 product of random matrices is never exact";
+  EXPECT_LT(mine_error, 2.0 * blas_error + 1e-6)
+      << "your tensor-core GEMM should be about as accurate as cuBLAS in fp16";
+}
+
+CUDALAB_ON_BOTH_BACKENDS(EndToEnd);
+
+}  // namespace
+}  // namespace lab02
