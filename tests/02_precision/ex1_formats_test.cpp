@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,28 @@ std::string value_text(float x) {
   std::snprintf(text, sizeof text, "%.9g", x);
   return text;
 }
+
+// The wrong inputs of one call: how many, and the first few of each rule (at
+// most two per rule, eight in all), so that one message shows every kind of
+// mistake.
+class WrongInputs {
+ public:
+  void add(const std::string& rule, const std::string& line) {
+    ++count_;
+    if (shown_ >= 8 || per_rule_[rule] >= 2) return;
+    ++per_rule_[rule];
+    ++shown_;
+    text_ += "\n  " + line + "  [" + rule + "]";
+  }
+  std::size_t count() const { return count_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::map<std::string, int> per_rule_;
+  std::size_t count_ = 0;
+  int shown_ = 0;
+  std::string text_;
+};
 
 // A 16-bit format as the tests see it.
 struct Format16 {
@@ -106,20 +129,18 @@ std::string rule_for(float x, std::uint16_t expected, const Format16& format) {
                                      const std::vector<std::uint16_t>& got,
                                      const std::vector<std::uint16_t>& expected,
                                      const Format16& format, const std::string& what) {
-  std::string listed;
-  std::size_t wrong = 0;
+  WrongInputs wrong;
   for (std::size_t i = 0; i < in.size(); ++i) {
     if (got[i] == expected[i]) continue;
-    if (++wrong <= 6) {
-      listed += "\n  x = " + hex(nx::float_bits(in[i]), 8) + " (" + value_text(in[i]) +
-                "): you gave " + hex(got[i], 4) + ", expected " + hex(expected[i], 4) + "  [" +
-                rule_for(in[i], expected[i], format) + "]";
-      if (got[i] == kUnwritten16) listed += " (never written)";
-    }
+    wrong.add(
+        rule_for(in[i], expected[i], format),
+        "x = " + hex(nx::float_bits(in[i]), 8) + " (" + value_text(in[i]) + "): you gave " +
+            (got[i] == kUnwritten16 ? std::string("nothing (never written)") : hex(got[i], 4)) +
+            ", expected " + hex(expected[i], 4));
   }
-  if (wrong == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << wrong << " of " << in.size()
-                                       << " inputs converted wrongly. First:" << listed;
+  if (wrong.count() == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << wrong.count() << " of " << in.size()
+                                       << " inputs converted wrongly, for example:" << wrong.text();
 }
 
 // Every pattern's value, and for each pair of neighbouring finite values of
@@ -243,8 +264,13 @@ std::string tf32_rule_for(std::uint32_t x, Tf32Rounding rounding) {
                : "a NaN: toward zero and nearest even return 0x7fffe000";
   }
   const std::uint32_t dropped = x & 0x1fffu;
-  std::string rule = dropped == 0x1000u ? "exactly halfway" : "rounding the low 13 bits";
-  if ((magnitude & 0x007fe000u) == 0x007fe000u && dropped != 0) {
+  std::string rule = rounding == Tf32Rounding::toward_zero ? "toward zero: the low 13 bits go"
+                     : dropped != 0x1000u                  ? "to the nearest TF32 value"
+                     : rounding == Tf32Rounding::ties_away
+                         ? "exactly halfway: ties go away from zero"
+                         : "exactly halfway: ties go to the neighbour whose last bit is 0";
+  if ((magnitude & 0x007fe000u) == 0x007fe000u && dropped != 0 &&
+      rounding != Tf32Rounding::toward_zero) {
     rule += (magnitude >> 23) == 0xfe ? "; rounding up reaches infinity"
                                       : "; rounding up carries into the exponent";
   }
@@ -255,22 +281,20 @@ std::string tf32_rule_for(std::uint32_t x, Tf32Rounding rounding) {
                                           const std::vector<float>& got,
                                           const std::vector<float>& expected, Tf32Rounding rounding,
                                           const std::string& what) {
-  std::string listed;
-  std::size_t wrong = 0;
+  WrongInputs wrong;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const std::uint32_t g = nx::float_bits(got[i]);
     const std::uint32_t e = nx::float_bits(expected[i]);
     if (g == e) continue;
-    if (++wrong <= 6) {
-      const std::uint32_t x = nx::float_bits(in[i]);
-      listed += "\n  x = " + hex(x, 8) + " (" + value_text(in[i]) + "): you gave " + hex(g, 8) +
-                ", expected " + hex(e, 8) + "  [" + tf32_rule_for(x, rounding) + "]";
-      if (g == kUnwritten32) listed += " (never written)";
-    }
+    const std::uint32_t x = nx::float_bits(in[i]);
+    wrong.add(tf32_rule_for(x, rounding),
+              "x = " + hex(x, 8) + " (" + value_text(in[i]) + "): you gave " +
+                  (g == kUnwritten32 ? std::string("nothing (never written)") : hex(g, 8)) +
+                  ", expected " + hex(e, 8));
   }
-  if (wrong == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << wrong << " of " << in.size()
-                                       << " inputs rounded wrongly. First:" << listed;
+  if (wrong.count() == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << wrong.count() << " of " << in.size()
+                                       << " inputs rounded wrongly, for example:" << wrong.text();
 }
 
 class Ex1Tf32 : public OnBackend {
