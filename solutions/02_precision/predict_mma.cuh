@@ -182,11 +182,9 @@ __host__ __device__ inline float predict_mma(const std::uint32_t* a, const std::
   if (plus_infinity) return float_from_bits(0x7f800000u);
   if (minus_infinity) return float_from_bits(0xff800000u);
   // TODO(ex4) end
-  int alignment = 0;     // the largest exponent among the non-zero terms
-  std::int64_t sum = 0;  // the aligned terms, in units of 2^(alignment - kKeptFractionBits)
-  // TODO(ex4) begin, about 10 lines: find the alignment exponent (zero terms
-  // have none: when every term is zero, the result is +0, even for c = -0),
-  // then add up the aligned terms.
+  int alignment = 0;  // the largest exponent among the non-zero terms
+  // TODO(ex4) begin, about 8 lines: find the alignment exponent. Zero terms
+  // have none; when every term is zero the result is +0 (even for c = -0).
   bool any_nonzero = false;
   for (int i = 0; i <= kb; ++i) {
     if (terms[i].significand != 0 && (!any_nonzero || terms[i].exponent > alignment)) {
@@ -195,8 +193,9 @@ __host__ __device__ inline float predict_mma(const std::uint32_t* a, const std::
     }
   }
   if (!any_nonzero) return 0.0f;
-  for (int i = 0; i <= kb; ++i) sum += aligned(terms[i], alignment);
   // TODO(ex4) end
+  std::int64_t sum = 0;  // exact: at most 17 terms below 2^28 units each
+  for (int i = 0; i <= kb; ++i) sum += aligned(terms[i], alignment);
   return round_toward_zero(sum, alignment - kKeptFractionBits);
 }
 

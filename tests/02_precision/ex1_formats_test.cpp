@@ -166,20 +166,24 @@ std::vector<float> every_value_and_midpoint(const Format16& format) {
   return in;
 }
 
-// Random floats whose exponents cover all of fp32 (2^-149 .. infinity), a
-// third of them packed around the format's overflow and subnormal edges;
-// then zeros, infinities and NaNs with all kinds of payloads.
+// Random floats whose exponents cover all of fp32 (2^-149 .. infinity), half
+// of them packed around the format's overflow and subnormal edges, a quarter
+// exact ties; then zeros, infinities and NaNs with all kinds of payloads.
 std::vector<float> random_and_special_floats(cudalab::Random& rng, std::size_t n,
                                              const Format16& format) {
   const std::vector<std::uint32_t> patterns = rng.uniform<std::uint32_t>(n, 0u, 0xffffffffu);
-  const std::vector<int> kinds = rng.uniform<int>(n, 0, 2);
+  const std::vector<int> kinds = rng.uniform<int>(n, 0, 3);
   // The format's largest exponent and the exponent of its smallest subnormal.
   const int top = format.fraction_bits == 10 ? 15 : 127;
   const int bottom = format.fraction_bits == 10 ? -24 : -133;
   std::vector<float> in;
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t bits = patterns[i];
-    if (kinds[i] != 0) {
+    if (kinds[i] == 3) {
+      // Exactly halfway between two values of the format (a normal one for fp16).
+      const int shift = 23 - format.fraction_bits;
+      bits = (bits & ~((1u << shift) - 1u)) | (1u << (shift - 1));
+    } else if (kinds[i] != 0) {
       // Exponent within 2 of an edge, random sign and fraction.
       const int edge = kinds[i] == 1 ? top : bottom;
       const int exponent = edge - 2 + static_cast<int>((bits >> 23) % 5);
