@@ -9,7 +9,7 @@
 #include "cudalab/check.hpp"
 
 namespace cudalab::blas {
-inline namespace CUDALAB_BACKEND {
+inline namespace CUDALAB_BLAS_BACKEND {
 
 namespace {
 
@@ -98,5 +98,5 @@ void gemm(Handle& handle, Op op_a, Op op_b, int m, int n, int k, float alpha, co
                             compute_type(types, math_mode), CUBLAS_GEMM_DEFAULT));
 }
 
-}  // namespace CUDALAB_BACKEND
+}  // namespace CUDALAB_BLAS_BACKEND
 }  // namespace cudalab::blas
