@@ -51,7 +51,9 @@ inline BlasMode blas_mode(GemmMode mode) {
       // torch.matmul on bf16 tensors (allow_bf16_reduced_precision_reduction likewise).
       return {cudalab::blas::bf16_gemm_fp32_accumulate, MathMode::default_math};
     case GemmMode::fp16_fp16_accumulate:
-      // No PyTorch flag: PyTorch never asks cuBLAS for CUBLAS_COMPUTE_16F.
+      // Not by default: PyTorch asks for CUBLAS_COMPUTE_32F, whatever the flags
+      // above say. Releases since 2.7 have allow_fp16_accumulation (off by
+      // default), which asks for CUBLAS_COMPUTE_16F.
       return {cudalab::blas::fp16_gemm_fp16_accumulate, MathMode::default_math};
   }
   throw std::invalid_argument("blas_mode: unknown mode " + std::to_string(static_cast<int>(mode)));
