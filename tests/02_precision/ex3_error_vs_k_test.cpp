@@ -15,9 +15,10 @@
 // grow like sqrt(K) as activations and gradients do. Then
 //   - fp32-accumulating modes with rounded inputs (TF32, fp16, bf16) stay at
 //     the error their inputs' rounding makes, whatever K: u_in dominates
-//     u_in + K u_fp32. (With positive data the sums grow like K and the
-//     tensor core's truncation of every block, K/8 or K/16 times, shows:
-//     their error grows 10x and more over this range.)
+//     u_in + K u_fp32. (Positive data would not show that: their sums grow
+//     like K, the input errors average out, and the tensor core's
+//     truncation of every block, K/8 or K/16 times, takes over; on the
+//     emulator TF32's and fp16's errors then grow about 20x over this range.)
 //   - an fp16 accumulator rounds every partial sum to 11 bits: its error
 //     grows with K (like sqrt(K/16) u_fp16 for these data).
 #include <gtest/gtest.h>
