@@ -70,6 +70,38 @@ const Figure& BenchRun::add_bandwidth(std::string name, std::string version,
   return result_.figures.back();
 }
 
+const Figure& BenchRun::add_throughput(std::string name, std::string version,
+                                       std::vector<std::int64_t> shape, std::uint64_t flops,
+                                       std::uint64_t bytes, double ms, const std::string& anchor,
+                                       std::optional<ErrorFigures> errors) {
+  Figure figure;
+  figure.name = std::move(name);
+  figure.version = std::move(version);
+  figure.shape = std::move(shape);
+  figure.bytes = bytes;
+  figure.flops = flops;
+  figure.time_ms = ms;
+  figure.value = static_cast<double>(flops) / ms / 1e9;  // flop/ms -> TFLOP/s
+  figure.unit = "TFLOP/s";
+  figure.errors = std::move(errors);
+  result_.add_figure(figure, result_.find_anchor(anchor) != nullptr ? anchor : "");
+  return result_.figures.back();
+}
+
+void BenchRun::merge_pytorch_throughput(const std::string& name) {
+  if (pytorch_json_.empty()) return;
+  std::ifstream file(pytorch_json_);
+  if (!file) throw std::runtime_error("cannot read PyTorch figures from " + pytorch_json_);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  for (const auto& figure : json.at("figures")) {
+    if (!figure.contains("flops")) continue;
+    add_throughput(name, figure.at("version").get<std::string>(),
+                   figure.at("shape").get<std::vector<std::int64_t>>(),
+                   figure.at("flops").get<std::uint64_t>(), figure.at("bytes").get<std::uint64_t>(),
+                   figure.at("time_ms").get<double>());
+  }
+}
+
 void BenchRun::merge_pytorch(const std::string& name, const std::string& version,
                              const std::string& anchor_name, const std::string& job) {
   if (pytorch_json_.empty()) return;

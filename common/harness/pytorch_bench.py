@@ -6,6 +6,8 @@ JSON to the lab's bench program (--pytorch-json):
 
   {"tool": "bench_pytorch.py", "torch_version": "...", "device": "...", "repeats": 20,
    "figures": [{"shape": [...], "bytes": ..., "time_ms": ...}, ...]}
+
+(plus "version" and "flops" in a figure when the lab's cases give them).
 """
 import argparse
 import json
@@ -30,7 +32,10 @@ def median_ms(torch, work, flush, repeats):
 
 
 def main(description, cases):
-    """cases(torch, device) yields (shape, bytes, work): work() runs the job once."""
+    """cases(torch, device) yields (shape, bytes, work) or (shape, bytes, work, extra):
+    work() runs the job once; extra (a dict, e.g. {"version": ..., "flops": ...}) is
+    copied into the figure. The generator runs between timings, so it may set
+    flags (torch.backends...) for the work it yields next."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", help="write the JSON here instead of stdout")
     parser.add_argument("--repeats", type=int, default=20)
@@ -47,9 +52,12 @@ def main(description, cases):
     l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 64 << 20)
     flush = torch.empty(2 * l2_bytes, dtype=torch.uint8, device=device)
     figures = []
-    for shape, bytes_moved, work in cases(torch, device):
-        figures.append({"shape": list(shape), "bytes": bytes_moved,
-                        "time_ms": median_ms(torch, work, flush, args.repeats)})
+    for shape, bytes_moved, work, *extra in cases(torch, device):
+        figure = {"shape": list(shape), "bytes": bytes_moved,
+                  "time_ms": median_ms(torch, work, flush, args.repeats)}
+        for more in extra:
+            figure.update(more)
+        figures.append(figure)
 
     result = {"tool": "bench_pytorch.py", "torch_version": torch.__version__,
               "device": torch.cuda.get_device_name(device), "repeats": args.repeats,

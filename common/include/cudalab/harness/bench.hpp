@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cudalab/results.hpp"
@@ -40,6 +41,22 @@ class BenchRun {
   // as added, with its fraction of the copy anchor.
   const Figure& add_bandwidth(std::string name, std::string version,
                               std::vector<std::int64_t> shape, std::uint64_t bytes, double ms);
+
+  // Adds a throughput figure (TFLOP/s = flops / time) and returns it as
+  // added, with its fraction of `anchor` when that anchor is in the result
+  // (an anchor in TFLOP/s, e.g. cuBLAS on the same shape); `bytes` is what
+  // the job must move at least (inputs read and output written once);
+  // `errors`, when given, how far this run's output was from its reference.
+  const Figure& add_throughput(std::string name, std::string version,
+                               std::vector<std::int64_t> shape, std::uint64_t flops,
+                               std::uint64_t bytes, double ms, const std::string& anchor = "",
+                               std::optional<ErrorFigures> errors = std::nullopt);
+
+  // Merges the throughput figures the lab's bench_pytorch.py wrote (figures
+  // with "version" and "flops" besides shape, bytes, time_ms) as figures of
+  // `name` in TFLOP/s, each with its own version. Does nothing when the run
+  // has no PyTorch figures.
+  void merge_pytorch_throughput(const std::string& name);
 
   // Merges the figures the lab's bench_pytorch.py wrote (--pytorch-json:
   // figures of shape, bytes, time_ms; torch_version; repeats) as version
