@@ -19,11 +19,6 @@
 // both. A, B and C are device pointers on the GPU and host addresses (which
 // is what the emulator's cudaMalloc returns) on the emulator.
 //
-// The backend's inline namespace is on_gpu / on_emu in every build, also in
-// a lab's reference build (CUDALAB_REFERENCE=1, whose own code lives in
-// on_*_reference): there is one cuBLAS wrapper library, and the reference's
-// calls must reach it.
-//
 // Bad arguments throw std::invalid_argument before anything runs (validate()
 // in cpu_gemm.hpp); a failing cuBLAS call throws cudalab::CudaError naming the
 // call and its status (CUBLAS_CHECK, check.hpp).
@@ -35,9 +30,6 @@
 
 #if CUDALAB_GPU
 #include <cublas_v2.h>
-#define CUDALAB_BLAS_BACKEND on_gpu
-#else
-#define CUDALAB_BLAS_BACKEND on_emu
 #endif
 
 // cudalab::blas is built once per backend and shared by a lab's graded and
