@@ -52,6 +52,10 @@ void draw_frame(UiState& state) {
       panel_tab(state, Panel::kErrors, "Error vs size", draw_error_plot_panel);
     if (shown(state, Panel::kTiles))
       panel_tab(state, Panel::kTiles, "Tile walk", draw_tile_walk_panel);
+    if (shown(state, Panel::kBitLayout))
+      panel_tab(state, Panel::kBitLayout, "Bit layout", draw_bit_layout_panel);
+    if (shown(state, Panel::kFragments))
+      panel_tab(state, Panel::kFragments, "Tensor-core fragments", draw_fragment_panel);
     panel_tab(state, Panel::kHelp, "Help", draw_help_panel);
     ImGui::EndTabBar();
   }

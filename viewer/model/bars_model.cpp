@@ -18,9 +18,9 @@ BarChart bars_for_problem(const BenchResult& result, const std::string& problem)
     if (m.problem != problem) continue;
     if (chart.bars.empty()) chart.unit = m.unit;
     if (m.unit != chart.unit) continue;
-    chart.bars.push_back({m.version, m.value, m.time_ms, m.fraction});
-    if (m.fraction && chart.fraction_anchor.empty())
-      chart.fraction_anchor = anchor_label(m.fraction_of);
+    const std::string of = m.fraction ? anchor_label(m.fraction_of) : "";
+    chart.bars.push_back({m.version, m.value, m.time_ms, m.fraction, of});
+    if (m.fraction && chart.fraction_anchor.empty()) chart.fraction_anchor = of;
   }
   for (const AnchorFigure& a : result.anchors) {
     if (a.unit != chart.unit || !(a.problem.empty() || a.problem == problem)) continue;
@@ -43,7 +43,7 @@ std::string bar_text(const BarChart& chart, const Bar& bar) {
   int n = std::snprintf(text, sizeof text, format, bar.value, chart.unit.c_str());
   if (bar.fraction)
     n += std::snprintf(text + n, sizeof text - n, "  %.0f%% of %s", *bar.fraction * 100,
-                       chart.fraction_anchor.c_str());
+                       bar.fraction_of.c_str());
   if (bar.time_ms > 0) std::snprintf(text + n, sizeof text - n, "  %.3f ms", bar.time_ms);
   return text;
 }

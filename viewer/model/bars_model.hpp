@@ -17,7 +17,11 @@ struct Bar {
   std::string label;  // the version
   double value = 0;
   double time_ms = 0;
-  std::optional<double> fraction;  // of the chart's fraction_anchor
+  std::optional<double> fraction;  // of `fraction_of`
+  // The anchor the fraction is of, as shown ("copy", "cublas_tf32"): bars
+  // of one chart may name different anchors (a TF32 GEMM against cuBLAS
+  // TF32, an fp16 GEMM against cuBLAS fp16).
+  std::string fraction_of;
 };
 
 struct AnchorLine {
@@ -30,7 +34,7 @@ struct BarChart {
   std::string unit;     // of the bars and the anchors
   std::vector<Bar> bars;
   std::vector<AnchorLine> anchors;
-  std::string fraction_anchor;  // what Bar::fraction is a fraction of ("copy")
+  std::string fraction_anchor;  // the first bar's fraction_of ("copy")
   double max_value = 0;         // axis extent: the largest bar or anchor
 };
 
@@ -44,7 +48,7 @@ std::string anchor_label(const std::string& name);
 // same label.
 BarChart bars_for_problem(const BenchResult& result, const std::string& problem);
 
-// "3579 GB/s  85% of copy  0.900 ms"
+// "3579 GB/s  85% of copy  0.900 ms" (each bar with its own anchor)
 std::string bar_text(const BarChart& chart, const Bar& bar);
 
 }  // namespace cudalab::viewer

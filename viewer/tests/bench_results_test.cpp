@@ -137,3 +137,69 @@ TEST(BenchResults, BadFileKeepsTheAppRunningWithAMessage) {
 
 }  // namespace
 }  // namespace cudalab::viewer
+
+namespace cudalab::viewer {
+namespace {
+
+const std::string kLab02Sample = std::string(CUDALAB_VIEWER_TEST_DATA) + "/lab02_bench_sample.json";
+
+BenchResult lab02_sample() {
+  auto loaded = load_bench_result(kLab02Sample);
+  if (auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);
+  return std::get<BenchResult>(std::move(loaded));
+}
+
+TEST(BenchResults, Lab02GemmFiguresAreBarsPerShape) {
+  const BenchResult r = lab02_sample();
+  EXPECT_EQ(problems(r),
+            (std::vector<std::string>{"gemm 8192x8192x8192", "gemm 10240x10240x10240"}));
+  std::vector<std::string> versions;
+  for (const Measurement& m : r.versions)
+    if (m.problem == "gemm 8192x8192x8192") versions.push_back(m.version);
+  // torch_* versions are bars of their own, not one "PyTorch" anchor line:
+  // each is another PyTorch setting (allow_tf32, reduced-precision reduction).
+  EXPECT_EQ(versions, (std::vector<std::string>{"cublas_fp32", "cublas_tf32", "cublas_fp16",
+                                                "cublas_bf16", "cublas_fp16_acc16", "tc_gemm_fp16",
+                                                "tc_gemm_tf32", "torch_fp32_allow_tf32",
+                                                "torch_fp16_reduced_precision_reduction"}));
+}
+
+TEST(BenchResults, ErrorVsKFiguresAreAnErrorPlotNotBars) {
+  const BenchResult r = lab02_sample();
+  for (const Measurement& m : r.versions) EXPECT_NE(m.problem.rfind("error_vs_k", 0), 0u);
+  ASSERT_TRUE(r.error_vs_k.has_value());
+  const ErrorPlot& plot = *r.error_vs_k;
+  EXPECT_EQ(plot.x_label, "K");
+  ASSERT_EQ(plot.series.size(), 2u);
+  EXPECT_EQ(plot.series[0].name, "fp32");
+  // Sorted by K whatever the file's order; the figure's errors.normwise,
+  // when it has one, wins over its value.
+  ASSERT_EQ(plot.series[0].points.size(), 3u);
+  EXPECT_EQ(plot.series[0].points[1].x, 4096);
+  EXPECT_EQ(plot.series[0].points[1].y, 1.9e-7);
+  EXPECT_EQ(plot.series[1].points[2].x, 65536);
+  EXPECT_EQ(plot.series[1].points[2].y, 0.031);
+  EXPECT_NE(plot.title.find("8x8"), std::string::npos) << plot.title;
+}
+
+TEST(BenchResults, AFileOfErrorsAloneLoadsAndAddsTheErrorView) {
+  ResultFile file = read_result(kLab02Sample);
+  std::erase_if(file.figures, [](const Figure& f) { return f.name != kErrorVsKFigure; });
+  const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_errors_only.json";
+  write_result(path, file);
+  UiState state;
+  load_results(state, path.string());
+  ASSERT_TRUE(state.timing.error.empty()) << state.timing.error;
+  EXPECT_TRUE(shown(state, Panel::kErrors));
+  ASSERT_NE(shown_errors(state), nullptr);
+  EXPECT_EQ(shown_errors(state)->series.size(), 2u);
+  // A run's own plot is shown when the user picks it.
+  state.errors = ErrorPlot{"run", "K", "error", {{"mine", {{1, 1}}}}};
+  EXPECT_EQ(shown_errors(state)->series.size(), 2u);  // the file's, picked on load
+  state.errors_view.from_file = false;
+  EXPECT_EQ(shown_errors(state)->title, "run");
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace cudalab::viewer
