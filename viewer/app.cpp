@@ -45,6 +45,10 @@ void draw_frame(UiState& state) {
       panel_tab(state, Panel::kIndexing, "Thread indexing", draw_indexing_panel);
     if (shown(state, Panel::kCoalescing))
       panel_tab(state, Panel::kCoalescing, "Coalescing", draw_coalescing_panel);
+    if (shown(state, Panel::kBitLayout))
+      panel_tab(state, Panel::kBitLayout, "Bit layout", draw_bit_layout_panel);
+    if (shown(state, Panel::kFragments))
+      panel_tab(state, Panel::kFragments, "Tensor-core fragments", draw_fragment_panel);
     if (shown(state, Panel::kBars)) panel_tab(state, Panel::kBars, "Timing", draw_bars_panel);
     if (shown(state, Panel::kTimeline))
       panel_tab(state, Panel::kTimeline, "Timeline", draw_timeline_panel);
@@ -52,10 +56,6 @@ void draw_frame(UiState& state) {
       panel_tab(state, Panel::kErrors, "Error vs size", draw_error_plot_panel);
     if (shown(state, Panel::kTiles))
       panel_tab(state, Panel::kTiles, "Tile walk", draw_tile_walk_panel);
-    if (shown(state, Panel::kBitLayout))
-      panel_tab(state, Panel::kBitLayout, "Bit layout", draw_bit_layout_panel);
-    if (shown(state, Panel::kFragments))
-      panel_tab(state, Panel::kFragments, "Tensor-core fragments", draw_fragment_panel);
     panel_tab(state, Panel::kHelp, "Help", draw_help_panel);
     ImGui::EndTabBar();
   }

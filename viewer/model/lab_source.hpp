@@ -23,12 +23,12 @@ namespace cudalab::viewer {
 enum class View {
   kIndexing,    // element grid: who wrote each output element   (RunOutcome::run)
   kCoalescing,  // warp requests against 32-byte sectors          (RunOutcome::run)
+  kBitLayout,   // one value's bits in several float formats      (RunOutcome::bits)
+  kFragments,   // which lane holds which mma.sync matrix element (RunOutcome::fragments)
   kBars,        // figures against anchors, from a result file    (--results)
   kTimeline,    // rows of named spans over time                  (RunOutcome::timeline)
   kErrors,      // error against problem size, log axes           (RunOutcome::errors)
   kTiles,       // which tiles each program touches at each step  (RunOutcome::tiles)
-  kBitLayout,   // one value's bits in several float formats      (RunOutcome::bits)
-  kFragments,   // which lane holds which mma.sync matrix element (RunOutcome::fragments)
 };
 
 struct Version {

@@ -23,22 +23,22 @@ namespace cudalab::viewer {
 enum class Panel {
   kIndexing,
   kCoalescing,
+  kBitLayout,
+  kFragments,
   kBars,
   kTimeline,
   kErrors,
   kTiles,
-  kBitLayout,
-  kFragments,
   kHelp
 };
 inline constexpr const char* kPanelNames[] = {
-    "indexing", "coalescing", "timing", "timeline", "errors", "tiles", "bits", "fragments", "help"};
+    "indexing", "coalescing", "bits", "fragments", "timing", "timeline", "errors", "tiles", "help"};
 inline constexpr int kPanelCount = 9;
 std::optional<Panel> panel_from_name(const std::string& name);
 // "indexing, coalescing, ..., help": for messages.
 std::string panel_names();
 inline Panel panel_of(View view) { return static_cast<Panel>(view); }
-static_assert(static_cast<int>(Panel::kFragments) == static_cast<int>(View::kFragments),
+static_assert(static_cast<int>(Panel::kTiles) == static_cast<int>(View::kTiles),
               "the view tabs come first, in View's order");
 
 // One run as the panels see it, with the derived data computed once.

@@ -8,6 +8,7 @@
 
 #include "cudalab/numerics.hpp"
 #include "model/lab_source.hpp"
+#include "model/ui_state.hpp"
 
 namespace cudalab::viewer {
 namespace {
@@ -36,6 +37,21 @@ TEST(Lab02View, IsListedWithItsViews) {
   EXPECT_FALSE(lab->has_launch_config());
   for (const char* name : {"value_bits", "mma_k", "m", "k_min", "k_max"})
     EXPECT_TRUE(parameter_index(*lab, name).has_value()) << name;
+}
+
+// The views that need no GEMM come first: the window opens on the bit layout.
+TEST(Lab02View, TabsStartWithTheBitLayout) {
+  UiState state;
+  state.labs = available_labs();
+  for (std::size_t i = 0; i < state.labs.size(); ++i)
+    if (state.labs[i]->title() == "02 precision") select_lab(state, i);
+  ASSERT_EQ(state.lab_source()->title(), "02 precision");
+  EXPECT_EQ(shown_panels(state), (std::vector<Panel>{Panel::kBitLayout, Panel::kFragments,
+                                                     Panel::kBars, Panel::kErrors, Panel::kHelp}));
+  EXPECT_TRUE(set_lab_parameter(state, "value_bits", 0x358637bd));
+  EXPECT_EQ(state.request.values[*parameter_index(*state.lab_source(), "value_bits")], 0x358637bd);
+  EXPECT_FALSE(set_lab_parameter(state, "mma_k", 17));  // out of its range
+  EXPECT_FALSE(set_lab_parameter(state, "rows", 3));    // not a lab 02 parameter
 }
 
 TEST(Lab02View, TheValueParameterIsAnFp32Pattern) {
