@@ -87,7 +87,7 @@ void draw_fragment_panel(UiState& state) {
   int columns = 0;
   for (const FragmentMatrix* m : matrices) columns += m->cols;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float summary_h = font * 5.5f;
+  const float summary_h = font * 7.5f;  // the lane summary: 4 lines and spacing
   const float cell = std::clamp(
       std::min((avail.x - 2 * gap) / columns, (avail.y - summary_h - font * 1.6f) / layout.a.rows),
       font * 1.2f, font * 2.6f);

@@ -14,7 +14,7 @@
 //   tiles       every tile in the colour the model gives it at the step shown
 //   bits        every bit cell of every format in its field's colour
 //   fragments   every element of A, B and C/D in the colour of the lane that
-//               holds it
+//               holds it (dimmed unless it is the --lane's)
 //   errors with --results: the file's error_vs_k points, as above
 // Every panel must also not be blank. Exit status 0: pass; 1: mismatch.
 #include <CLI/CLI.hpp>
@@ -318,7 +318,8 @@ void check_bits(const Image& image, const DrawnLayout& layout, const BitLayout& 
                                       first);
 }
 
-void check_fragments(const Image& image, const DrawnLayout& layout, const FragmentLayout& frags) {
+void check_fragments(const Image& image, const DrawnLayout& layout, const FragmentLayout& frags,
+                     std::optional<int> lane) {
   const FragmentMatrix* matrices[] = {&frags.a, &frags.b, &frags.c};
   expect(layout.fragment_matrices.size() == 3,
          "fragments: " + std::to_string(layout.fragment_matrices.size()) + " matrices drawn");
@@ -333,13 +334,14 @@ void check_fragments(const Image& image, const DrawnLayout& layout, const Fragme
         const int x = static_cast<int>(area.x0 + (c + 0.12) * cell);
         const int y = static_cast<int>(area.y0 + (r + 0.12) * cell);
         ++cells;
-        if (same_rgb(image.at(x, y), lane_colour(matrix.at(r, c).lane))) continue;
+        if (same_rgb(image.at(x, y), fragment_cell_colour(matrix.at(r, c).lane, lane))) continue;
         if (wrong++ == 0) first = " (first: " + describe_element(matrix, r, c) + ")";
       }
   }
-  expect(cells > 0 && wrong == 0, "fragments: " + std::to_string(cells - wrong) + " of " +
-                                      std::to_string(cells) +
-                                      " elements in the colour of their lane" + first);
+  expect(cells > 0 && wrong == 0,
+         "fragments: " + std::to_string(cells - wrong) + " of " + std::to_string(cells) +
+             " elements in the colour of their lane" +
+             (lane ? " (lane " + std::to_string(*lane) + " standing out)" : std::string()) + first);
 }
 
 }  // namespace
@@ -388,6 +390,7 @@ int main(int argc, char** argv) {
   std::string image_path, layout_path, panel, shape, block = "256", grid, results;
   std::vector<std::string> params;
   std::size_t version = 0, step = 0, program = 0;
+  std::optional<int> lane;
   std::string lab = "01";
   bool samples = false;
   CLI::App cli{"check a cudalab_view screenshot against the model"};
@@ -400,6 +403,7 @@ int main(int argc, char** argv) {
   cli.add_option("--param", params);
   cli.add_option("--step", step);
   cli.add_option("--program", program);
+  cli.add_option("--lane", lane);
   cli.add_flag("--samples", samples, "the screenshot is of cudalab_view_samples");
   cli.add_option("--block", block);
   cli.add_option("--grid", grid);
@@ -449,7 +453,8 @@ int main(int argc, char** argv) {
       if (panel == "errors" && out.errors) check_errors(image, layout, *out.errors);
       if (panel == "tiles" && out.tiles) check_tiles(image, layout, *out.tiles, step, program);
       if (panel == "bits" && out.bits) check_bits(image, layout, *out.bits);
-      if (panel == "fragments" && out.fragments) check_fragments(image, layout, *out.fragments);
+      if (panel == "fragments" && out.fragments)
+        check_fragments(image, layout, *out.fragments, lane);
       if (samples)
         expect(out.timeline && out.errors && out.tiles, "the samples give all three views");
       if (panel == "errors") expect(out.errors.has_value(), "the run gives an error plot");
