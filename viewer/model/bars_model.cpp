@@ -8,7 +8,7 @@ namespace cudalab::viewer {
 std::string anchor_label(const std::string& name) {
   if (name == "copy_bandwidth") return "copy";
   if (name.rfind("pytorch", 0) == 0) return "PyTorch";
-  return name;
+  return name.substr(0, name.find('@'));
 }
 
 BarChart bars_for_problem(const BenchResult& result, const std::string& problem) {
@@ -23,7 +23,9 @@ BarChart bars_for_problem(const BenchResult& result, const std::string& problem)
     if (m.fraction && chart.fraction_anchor.empty()) chart.fraction_anchor = of;
   }
   for (const AnchorFigure& a : result.anchors) {
-    if (a.unit != chart.unit || !(a.problem.empty() || a.problem == problem)) continue;
+    const bool of_this_problem = a.problem == problem || (problem.size() > a.problem.size() &&
+                                                          problem.ends_with(" " + a.problem));
+    if (a.unit != chart.unit || !(a.problem.empty() || of_this_problem)) continue;
     const std::string label = anchor_label(a.name);
     auto same = std::find_if(chart.anchors.begin(), chart.anchors.end(),
                              [&](const AnchorLine& line) { return line.name == label; });

@@ -38,14 +38,14 @@ struct BarChart {
   double max_value = 0;         // axis extent: the largest bar or anchor
 };
 
-// "copy_bandwidth" -> "copy", "pytorch:broadcast_add" -> "PyTorch", other
-// names as they are.
+// "copy_bandwidth" -> "copy", "pytorch:broadcast_add" -> "PyTorch",
+// "cublas_fp16@4096x4096x4096" -> "cublas_fp16", other names as they are.
 std::string anchor_label(const std::string& name);
 
 // The chart of one problem of a result file (problems(result) lists them):
 // the versions' figures in the unit of its first one, the run-wide anchors of
-// that unit, and the problem's own anchors instead of run-wide ones of the
-// same label.
+// that unit, and the problem's own anchors (measured on the problem, or on
+// its shape) instead of run-wide ones of the same label.
 BarChart bars_for_problem(const BenchResult& result, const std::string& problem);
 
 // "3579 GB/s  85% of copy  0.900 ms" (each bar with its own anchor)

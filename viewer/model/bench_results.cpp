@@ -38,6 +38,8 @@ void add_error_point(BenchResult& r, const Figure& f) {
     r.error_vs_k->x_label = "K";
   }
   const double k = f.shape.empty() ? 0.0 : static_cast<double>(f.shape.back());
+  const bool speed_or_time = f.unit == "ms" || (f.unit.size() > 2 && f.unit.ends_with("/s"));
+  if (!(f.errors && f.errors->normwise) && speed_or_time) return;  // no error in the figure
   const double error = f.errors && f.errors->normwise ? *f.errors->normwise : f.value;
   auto& series = r.error_vs_k->series;
   auto it = std::find_if(series.begin(), series.end(),
@@ -74,7 +76,11 @@ std::variant<BenchResult, std::string> load_bench_result(const std::string& path
   } else {
     r.gpu = "no GPU";
   }
-  for (const Anchor& a : file.anchors) r.anchors.push_back({a.name, a.value, a.unit, ""});
+  for (const Anchor& a : file.anchors) {
+    const auto at = a.name.find('@');  // NAME@SHAPE: measured on that shape
+    r.anchors.push_back(
+        {a.name, a.value, a.unit, at == std::string::npos ? "" : a.name.substr(at + 1)});
+  }
   for (const Figure& f : file.figures) {
     if (f.name == kErrorVsKFigure) {
       add_error_point(r, f);

@@ -30,7 +30,10 @@ struct AnchorFigure {
   std::string name;  // as in the file: "copy_bandwidth", "pytorch:broadcast_add"
   double value = 0;
   std::string unit;
-  std::string problem;  // empty: one figure for the whole run
+  // Empty: one figure for the whole run; else the problem it was measured
+  // on ("gemm 4096x4096x4096"), or just its shape ("4096x4096x4096") for an
+  // anchor the file names NAME@SHAPE (lab 02's cublas_fp16@4096x4096x4096).
+  std::string problem;
 };
 
 struct BenchResult {
@@ -41,8 +44,8 @@ struct BenchResult {
   std::vector<Timeline> timelines;  // in ms, titled with the file's timeline names
   // Figures named "error_vs_k" (lab 02's bench): one series per version (the
   // GEMM mode), x = k (the shape's last dimension), y = the normwise error
-  // (the figure's errors.normwise, else its value). Not bars: their unit is
-  // an error, not a speed.
+  // (the figure's errors.normwise; else its value, unless its unit is a
+  // speed or a time: lab 02's bench times these GEMMs too). Not bars.
   std::optional<ErrorPlot> error_vs_k;
 };
 

@@ -105,9 +105,9 @@ class Lab02Source final : public LabSource {
                "Hover or click a cell to pick out everything its lane holds. All 32 lanes "
                "must take part: each holds a share of A, B and C.";
       case View::kErrors:
-        return "Normwise relative error ||C - exact||_F / ||exact||_F, inputs uniform in "
-               "[0, 1), m = n. Accumulating in fp32 keeps the error near the input rounding "
-               "(u_in + K u_fp32); accumulating in fp16 lets it grow with K (about K u_fp16).";
+        return "Normwise relative error ||C - exact||_F / ||exact||_F against the fp64 product. "
+               "Accumulating in fp32 keeps the error near the input rounding (u_in + K u_fp32); "
+               "accumulating in fp16 lets it grow with K (about K u_fp16).";
       case View::kBars:
         return "TFLOP/s = 2 m n k / time. Anchors: cuBLAS in the same run; tc_gemm bars show "
                "their fraction of the cuBLAS mode of their input type.";
