@@ -112,6 +112,16 @@ TEST(Lab02View, ErrorVsKHasASeriesPerModeOverTheKRange) {
     ASSERT_EQ(again.errors->series[s].points.size(), out.errors->series[s].points.size());
 }
 
+TEST(Lab02View, TensorCoreVersionStopsAtKOf4096) {
+  const auto lab = lab02();
+  ASSERT_NE(lab, nullptr);
+  const RunOutcome out = lab->run(request(*lab, 2, {{"m", 1}, {"k_min", 2048}, {"k_max", 65536}}));
+  ASSERT_TRUE(out.errors.has_value()) << out.error;
+  for (const Series& s : out.errors->series)
+    for (const PlotPoint& p : s.points) EXPECT_LE(p.x, 4096) << s.name;
+  EXPECT_NE(out.errors->title.find("K up to 4096"), std::string::npos) << out.errors->title;
+}
+
 TEST(Lab02View, TensorCoreVersionAddsTheStudentsGemms) {
   const auto lab = lab02();
   ASSERT_NE(lab, nullptr);
