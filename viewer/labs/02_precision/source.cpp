@@ -228,7 +228,7 @@ class Lab02Source final : public LabSource {
     series->points.push_back({static_cast<double>(p.k), error});
   }
 
-  // The first few problems in full, then a count.
+  // The first few problems; later ones are left out (one cause usually repeats at every K).
   static void add_problem(std::string& problems, const std::string& line) {
     constexpr std::size_t kShown = 4;
     const auto lines = static_cast<std::size_t>(std::count(problems.begin(), problems.end(), '\n'));
