@@ -45,6 +45,10 @@ void draw_frame(UiState& state) {
       panel_tab(state, Panel::kIndexing, "Thread indexing", draw_indexing_panel);
     if (shown(state, Panel::kCoalescing))
       panel_tab(state, Panel::kCoalescing, "Coalescing", draw_coalescing_panel);
+    if (shown(state, Panel::kBitLayout))
+      panel_tab(state, Panel::kBitLayout, "Bit layout", draw_bit_layout_panel);
+    if (shown(state, Panel::kFragments))
+      panel_tab(state, Panel::kFragments, "Tensor-core fragments", draw_fragment_panel);
     if (shown(state, Panel::kBars)) panel_tab(state, Panel::kBars, "Timing", draw_bars_panel);
     if (shown(state, Panel::kTimeline))
       panel_tab(state, Panel::kTimeline, "Timeline", draw_timeline_panel);

@@ -33,6 +33,7 @@ struct Options {
   std::string results;
   std::string screenshot, layout, panel;  // panel empty: the first tab
   std::size_t step = 0, program = 0;
+  std::optional<int> lane;  // fragments: the lane that stands out
   int frames = 4;
   bool small_png = false;
   std::string size = "1400x860";
@@ -97,6 +98,9 @@ std::optional<std::string> apply(const Options& o, UiState& state) {
     state.panel = *panel;
   }
   state.tile_walk = {o.step, o.program};
+  if (o.lane && (*o.lane < 0 || *o.lane > 31))
+    return "--lane must be in 0 .. 31, not " + std::to_string(*o.lane);
+  state.fragment_view.selected_lane = o.lane;
   return std::nullopt;
 }
 
@@ -140,6 +144,7 @@ int run_viewer(int argc, char** argv, std::vector<std::unique_ptr<LabSource>> la
   cli.add_option("--panel", o.panel, "the view to open: " + panel_names());
   cli.add_option("--step", o.step, "tile walk: the step to show");
   cli.add_option("--program", o.program, "tile walk: the program whose tiles stand out");
+  cli.add_option("--lane", o.lane, "tensor-core fragments: the lane whose elements stand out");
   cli.add_option("--layout", o.layout, "with --screenshot: also write where panels drew (JSON)");
   cli.add_option("--frames", o.frames, "with --screenshot: frames to render first")
       ->check(CLI::Range(1, 100));

@@ -27,6 +27,29 @@ Timeline timeline_of(const cudalab::Timeline& from) {
   return to;
 }
 
+void add_error_point(BenchResult& r, const Figure& f) {
+  if (!r.error_vs_k) {
+    r.error_vs_k.emplace();
+    std::string shape;
+    for (std::size_t d = 0; d + 1 < f.shape.size(); ++d) shape += std::to_string(f.shape[d]) + "x";
+    r.error_vs_k->title = "normwise relative error vs K (m x n = " +
+                          (shape.empty() ? "?" : shape.substr(0, shape.size() - 1)) + ", " + r.gpu +
+                          ")";
+    r.error_vs_k->x_label = "K";
+  }
+  const double k = f.shape.empty() ? 0.0 : static_cast<double>(f.shape.back());
+  const bool speed_or_time = f.unit == "ms" || (f.unit.size() > 2 && f.unit.ends_with("/s"));
+  if (!(f.errors && f.errors->normwise) && speed_or_time) return;  // no error in the figure
+  const double error = f.errors && f.errors->normwise ? *f.errors->normwise : f.value;
+  auto& series = r.error_vs_k->series;
+  auto it = std::find_if(series.begin(), series.end(),
+                         [&](const Series& s) { return s.name == f.version; });
+  if (it == series.end()) it = series.insert(series.end(), Series{f.version, {}});
+  it->points.push_back({k, error});
+  std::sort(it->points.begin(), it->points.end(),
+            [](PlotPoint a, PlotPoint b) { return a.x < b.x; });
+}
+
 }  // namespace
 
 std::vector<std::string> problems(const BenchResult& result) {
@@ -53,8 +76,16 @@ std::variant<BenchResult, std::string> load_bench_result(const std::string& path
   } else {
     r.gpu = "no GPU";
   }
-  for (const Anchor& a : file.anchors) r.anchors.push_back({a.name, a.value, a.unit, ""});
+  for (const Anchor& a : file.anchors) {
+    const auto at = a.name.find('@');  // NAME@SHAPE: measured on that shape
+    r.anchors.push_back(
+        {a.name, a.value, a.unit, at == std::string::npos ? "" : a.name.substr(at + 1)});
+  }
   for (const Figure& f : file.figures) {
+    if (f.name == kErrorVsKFigure) {
+      add_error_point(r, f);
+      continue;
+    }
     // PyTorch doing the same job on one problem is an anchor of that problem.
     if (is_pytorch(f.version) || is_pytorch(f.name)) {
       r.anchors.push_back({"pytorch:" + f.name, f.value, f.unit, problem_of(f)});
@@ -68,8 +99,8 @@ std::variant<BenchResult, std::string> load_bench_result(const std::string& path
     r.versions.push_back(m);
   }
   for (const cudalab::Timeline& t : file.timelines) r.timelines.push_back(timeline_of(t));
-  if (r.versions.empty() && r.timelines.empty())
-    return path + ": neither kernel figures nor timelines in the file";
+  if (r.versions.empty() && r.timelines.empty() && !r.error_vs_k)
+    return path + ": neither kernel figures, timelines nor error_vs_k figures in the file";
   return r;
 }
 

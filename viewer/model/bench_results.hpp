@@ -1,7 +1,7 @@
 // Reads a `./lab bench` result file (docs/results-format.md) into what the
 // views draw: each kernel version's figure per problem, in any unit, the
 // anchors measured in the same run (the bars view), and the file's timelines
-// (the timeline view).
+// (the timeline view), and its error-vs-K figures (the error plot).
 #pragma once
 
 #include <optional>
@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "error_plot_model.hpp"
 #include "timeline_model.hpp"
 
 namespace cudalab::viewer {
@@ -29,7 +30,10 @@ struct AnchorFigure {
   std::string name;  // as in the file: "copy_bandwidth", "pytorch:broadcast_add"
   double value = 0;
   std::string unit;
-  std::string problem;  // empty: one figure for the whole run
+  // Empty: one figure for the whole run; else the problem it was measured
+  // on ("gemm 4096x4096x4096"), or just its shape ("4096x4096x4096") for an
+  // anchor the file names NAME@SHAPE (lab 02's cublas_fp16@4096x4096x4096).
+  std::string problem;
 };
 
 struct BenchResult {
@@ -38,7 +42,14 @@ struct BenchResult {
   std::vector<Measurement> versions;
   std::vector<AnchorFigure> anchors;
   std::vector<Timeline> timelines;  // in ms, titled with the file's timeline names
+  // Figures named "error_vs_k" (lab 02's bench): one series per version (the
+  // GEMM mode), x = k (the shape's last dimension), y = the normwise error
+  // (the figure's errors.normwise; else its value, unless its unit is a
+  // speed or a time: lab 02's bench times these GEMMs too). Not bars.
+  std::optional<ErrorPlot> error_vs_k;
 };
+
+inline constexpr const char* kErrorVsKFigure = "error_vs_k";
 
 // The problems present, in the order they first appear.
 std::vector<std::string> problems(const BenchResult& result);

@@ -49,8 +49,14 @@ LogAxis y_axis(const ErrorPlot& plot) {
 }
 
 Rgba series_colour(std::size_t series) {
-  // Every fifth palette colour: saturated hues far apart, readable on dark grey.
-  return categorical(32 + (series * 5) % 16);
+  // Eight colours any two of which differ at a glance on the dark plot (after
+  // Okabe and Ito's colour-blind-safe set; lab 02 plots up to seven series),
+  // then the categorical palette's saturated shades.
+  static constexpr Rgba kSeries[] = {{230, 159, 0, 255},   {86, 200, 233, 255}, {0, 170, 120, 255},
+                                     {240, 228, 66, 255},  {80, 110, 245, 255}, {235, 85, 40, 255},
+                                     {214, 121, 187, 255}, {200, 200, 200, 255}};
+  constexpr std::size_t kCount = sizeof kSeries / sizeof kSeries[0];
+  return series < kCount ? kSeries[series] : categorical(32 + (series - kCount) % 16);
 }
 
 PlotPixel point_pixel(const LogAxis& x, const LogAxis& y, PlotPoint p, double width,

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "bit_layout_model.hpp"
 #include "error_plot_model.hpp"
+#include "fragment_model.hpp"
 #include "kernel_run.hpp"
 #include "tile_walk_model.hpp"
 #include "timeline_model.hpp"
@@ -21,6 +23,8 @@ namespace cudalab::viewer {
 enum class View {
   kIndexing,    // element grid: who wrote each output element   (RunOutcome::run)
   kCoalescing,  // warp requests against 32-byte sectors          (RunOutcome::run)
+  kBitLayout,   // one value's bits in several float formats      (RunOutcome::bits)
+  kFragments,   // which lane holds which mma.sync matrix element (RunOutcome::fragments)
   kBars,        // figures against anchors, from a result file    (--results)
   kTimeline,    // rows of named spans over time                  (RunOutcome::timeline)
   kErrors,      // error against problem size, log axes           (RunOutcome::errors)
@@ -61,9 +65,11 @@ struct RunOutcome {
   std::optional<Timeline> timeline;
   std::optional<ErrorPlot> errors;
   std::optional<TileWalk> tiles;
+  std::optional<BitLayout> bits;
+  std::optional<FragmentLayout> fragments;
   std::string error;   // what went wrong, as the emulator or the lab reported it
   double seconds = 0;  // wall time of the emulated run
-  bool has_data() const { return run || timeline || errors || tiles; }
+  bool has_data() const { return run || timeline || errors || tiles || bits || fragments; }
   // A run that produced nothing, and why.
   static RunOutcome failure(std::string why) {
     RunOutcome out;

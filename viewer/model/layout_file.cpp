@@ -58,6 +58,8 @@ void write_layout(const std::string& path, const DrawnLayout& layout) {
   if (layout.timeline) j["timeline"] = to_json(*layout.timeline);
   j["error_plot"] = to_json(layout.error_plot);
   j["tile_grids"] = to_json(layout.tile_grids);
+  j["bit_rows"] = to_json(layout.bit_rows);
+  j["fragment_matrices"] = to_json(layout.fragment_matrices);
   std::ofstream out(path);
   out << j.dump(2) << "\n";
   if (!out) throw std::runtime_error("cannot write layout file '" + path + "'");
@@ -78,6 +80,8 @@ DrawnLayout read_layout(const std::string& path) {
     if (j.contains("timeline")) layout.timeline = to_timeline(j.at("timeline"));
     layout.error_plot = to_rect(j.at("error_plot"));
     layout.tile_grids = to_rects(j.at("tile_grids"));
+    layout.bit_rows = to_rects(j.at("bit_rows"));
+    layout.fragment_matrices = to_rects(j.at("fragment_matrices"));
     return layout;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("layout file '" + path + "': " + e.what());

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <vector>
 
@@ -49,7 +50,11 @@ std::optional<std::pair<std::string, std::int64_t>> parse_assignment(const std::
   std::int64_t value = 0;
   const char* first = text.data() + equals + 1;
   const char* last = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(first, last, value);
+  // "0x3f801000": a bit pattern reads best in hex.
+  const bool hex = last - first > 2 && first[0] == '0' && (first[1] == 'x' || first[1] == 'X');
+  if (hex) first += 2;
+  if (hex && !std::isxdigit(static_cast<unsigned char>(*first))) return std::nullopt;
+  const auto [ptr, ec] = std::from_chars(first, last, value, hex ? 16 : 10);
   if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
   return std::pair{text.substr(0, equals), value};
 }

@@ -24,11 +24,12 @@ std::vector<Panel> shown_panels(const UiState& state) {
   const LabSource* lab = state.lab_source();
   if (lab == nullptr) panels.push_back(Panel::kBars);
   const bool file_timelines = state.timing.result && !state.timing.result->timelines.empty();
+  const bool file_errors = state.timing.result && state.timing.result->error_vs_k;
   for (int p = 0; p < kPanelCount; ++p) {
     const auto panel = static_cast<Panel>(p);
     if (panel == Panel::kHelp || (lab == nullptr && panel == Panel::kBars)) continue;
     if ((lab != nullptr && shows(*lab, static_cast<View>(p))) ||
-        (panel == Panel::kTimeline && file_timelines))
+        (panel == Panel::kTimeline && file_timelines) || (panel == Panel::kErrors && file_errors))
       panels.push_back(panel);
   }
   panels.push_back(Panel::kHelp);
@@ -47,6 +48,24 @@ const Timeline* shown_timeline(const UiState& state) {
   if (choice && *choice < in_file) return &file->timelines[*choice];
   if (state.timeline) return &*state.timeline;
   return in_file > 0 ? &file->timelines.front() : nullptr;
+}
+
+const ErrorPlot* shown_errors(const UiState& state) {
+  const auto& file = state.timing.result;
+  const ErrorPlot* in_file = file && file->error_vs_k ? &*file->error_vs_k : nullptr;
+  if (in_file && (state.errors_view.from_file || !state.errors)) return in_file;
+  return state.errors ? &*state.errors : nullptr;
+}
+
+bool set_lab_parameter(UiState& state, const std::string& name, std::int64_t value) {
+  const LabSource* lab = state.lab_source();
+  const auto index = lab ? parameter_index(*lab, name) : std::nullopt;
+  if (!index || *index >= state.request.values.size()) return false;
+  const Parameter p = lab->parameters()[*index];
+  if (value < p.min || value > p.max) return false;
+  if (state.request.values[*index] != value) state.run_pending = true;
+  state.request.values[*index] = value;
+  return true;
 }
 
 void select_lab(UiState& state, std::size_t index) {
@@ -69,6 +88,8 @@ FinishedRun run_both(const LabSource* lab, RunRequest request,
   done.timeline = std::move(outcome.timeline);
   done.errors = std::move(outcome.errors);
   done.tiles = std::move(outcome.tiles);
+  done.bits = std::move(outcome.bits);
+  done.fragments = std::move(outcome.fragments);
   if (outcome.run) done.current.emplace(std::move(*outcome.run));
   if (!done.current || !compare_version) return done;
   request.version = *compare_version;
@@ -89,6 +110,8 @@ void take(UiState& state, FinishedRun done) {
   state.timeline = std::move(done.timeline);
   state.errors = std::move(done.errors);
   state.tiles = std::move(done.tiles);
+  state.bits = std::move(done.bits);
+  state.fragments = std::move(done.fragments);
   if (!done.current) {
     state.current.reset();
     state.compared.reset();
@@ -146,6 +169,7 @@ void load_results(UiState& state, const std::string& path) {
   state.timing.problem = 0;
   state.timeline_view.file_timeline.reset();
   if (!state.timing.result->timelines.empty()) state.timeline_view.file_timeline = 0;
+  state.errors_view.from_file = state.timing.result->error_vs_k.has_value();
 }
 
 }  // namespace cudalab::viewer

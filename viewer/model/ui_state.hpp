@@ -20,10 +20,20 @@
 namespace cudalab::viewer {
 
 // The window's tabs: one per typed view, in View's order, then help.
-enum class Panel { kIndexing, kCoalescing, kBars, kTimeline, kErrors, kTiles, kHelp };
-inline constexpr const char* kPanelNames[] = {"indexing", "coalescing", "timing", "timeline",
-                                              "errors",   "tiles",      "help"};
-inline constexpr int kPanelCount = 7;
+enum class Panel {
+  kIndexing,
+  kCoalescing,
+  kBitLayout,
+  kFragments,
+  kBars,
+  kTimeline,
+  kErrors,
+  kTiles,
+  kHelp
+};
+inline constexpr const char* kPanelNames[] = {
+    "indexing", "coalescing", "bits", "fragments", "timing", "timeline", "errors", "tiles", "help"};
+inline constexpr int kPanelCount = 9;
 std::optional<Panel> panel_from_name(const std::string& name);
 // "indexing, coalescing, ..., help": for messages.
 std::string panel_names();
@@ -46,9 +56,11 @@ struct FinishedRun {
   std::optional<Timeline> timeline;
   std::optional<ErrorPlot> errors;
   std::optional<TileWalk> tiles;
+  std::optional<BitLayout> bits;
+  std::optional<FragmentLayout> fragments;
   std::string error;
   double seconds = 0;
-  bool has_data() const { return current || timeline || errors || tiles; }
+  bool has_data() const { return current || timeline || errors || tiles || bits || fragments; }
 };
 
 struct IndexingState {
@@ -77,6 +89,25 @@ struct TimelineState {
   std::optional<std::size_t> file_timeline;  // unset: the run's
 };
 
+// Which error plot the error view shows: the last run's, or the result
+// file's error_vs_k figures (loading a file that has them picks the file's).
+struct ErrorsState {
+  bool from_file = false;
+};
+
+// The bit-layout view's box for typing a value ("1e-6", "0x3f801000").
+struct BitLayoutState {
+  std::string typed;
+  std::string typed_error;  // why the typed text is not a value
+};
+
+// The fragment view: the lane whose elements stand out (the one under the
+// mouse, else the one clicked).
+struct FragmentState {
+  std::optional<int> selected_lane;
+  std::optional<int> hovered_lane;
+};
+
 struct TileWalkState {
   std::size_t step = 0;     // clamped to the walk's steps when drawn
   std::size_t program = 0;  // whose tiles stand out
@@ -93,11 +124,13 @@ struct DrawnLayout {
   Rect indexing_canvas;
   Rect coalescing_panes[2];  // left: the selected version, right: the comparison
   Rect timing_chart;
-  Rect timeline_canvas;              // the time axis spans its width
-  std::vector<Rect> timeline_rows;   // one band per row of the timeline
-  std::optional<Timeline> timeline;  // what was drawn (a run's times differ each time)
-  Rect error_plot;                   // the plot area inside the axes
-  std::vector<Rect> tile_grids;      // one per grid of the tile walk
+  Rect timeline_canvas;                 // the time axis spans its width
+  std::vector<Rect> timeline_rows;      // one band per row of the timeline
+  std::optional<Timeline> timeline;     // what was drawn (a run's times differ each time)
+  Rect error_plot;                      // the plot area inside the axes
+  std::vector<Rect> tile_grids;         // one per grid of the tile walk
+  std::vector<Rect> bit_rows;           // one per format: its cells, bit 0 (the sign) at x0
+  std::vector<Rect> fragment_matrices;  // A, B, C/D: their cells
 };
 
 struct UiState {
@@ -117,6 +150,8 @@ struct UiState {
   std::optional<Timeline> timeline;
   std::optional<ErrorPlot> errors;
   std::optional<TileWalk> tiles;
+  std::optional<BitLayout> bits;
+  std::optional<FragmentLayout> fragments;
   std::string run_error;
   double run_seconds = 0;
 
@@ -125,6 +160,9 @@ struct UiState {
   TimingState timing;
   TimelineState timeline_view;
   TileWalkState tile_walk;
+  ErrorsState errors_view;
+  BitLayoutState bit_layout;
+  FragmentState fragment_view;
   DrawnLayout layout;
 
   LabSource* lab_source() const { return labs.empty() ? nullptr : labs[lab].get(); }
@@ -132,12 +170,20 @@ struct UiState {
 
 // The tabs of the selected lab's views, then help; without a lab, the bars
 // (a result file needs no lab) and help. A result file with timelines adds
-// the timeline.
+// the timeline, one with error_vs_k figures the error plot.
 std::vector<Panel> shown_panels(const UiState& state);
 bool shown(const UiState& state, Panel panel);
 
 // The timeline the timeline view shows (TimelineState), or nullptr.
 const Timeline* shown_timeline(const UiState& state);
+
+// The error plot the error view shows (ErrorsState), or nullptr.
+const ErrorPlot* shown_errors(const UiState& state);
+
+// Sets the selected lab's parameter `name` and asks for a run (the views that
+// set a parameter themselves, e.g. the typed value of the bit layout); false
+// when the lab has no such parameter or the value is out of its range.
+bool set_lab_parameter(UiState& state, const std::string& name, std::int64_t value);
 
 // Makes lab `index` the selected one, with its default request.
 void select_lab(UiState& state, std::size_t index);

@@ -39,7 +39,13 @@ void vertical_marker(ImDrawList* dl, float x, float y0, float y1, ImU32 colour, 
 Rect chart(const BarChart& c) {
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float label_w = font * 11, text_w = font * 17;
+  // Columns as wide as their longest text: version names such as
+  // torch_fp16_reduced_precision_reduction must not run into the bars.
+  float label_w = font * 6, text_w = font * 6;
+  for (const Bar& b : c.bars) {
+    label_w = std::max(label_w, ImGui::CalcTextSize(b.label.c_str()).x + font * 0.8f);
+    text_w = std::max(text_w, ImGui::CalcTextSize(bar_text(c, b).c_str()).x + font);
+  }
   const float bar_w = std::max(ImGui::GetContentRegionAvail().x - label_w - text_w, font * 10);
   const float bar_h = font * 1.5f, pitch = font * 2.1f;
   const float top = font * (0.6f + c.anchors.size());  // a line per anchor label

@@ -50,11 +50,22 @@ void axes(ImDrawList* dl, const Rect& area, const LogAxis& x, const LogAxis& y,
 
 void draw_error_plot_panel(UiState& state) {
   state.layout.error_plot = {};
-  if (!state.errors) {
-    ImGui::TextUnformatted("No error measurements yet: press Run.");
+  const bool file_has_errors = state.timing.result && state.timing.result->error_vs_k;
+  if (file_has_errors && state.errors) {
+    if (ImGui::RadioButton("this run", !state.errors_view.from_file))
+      state.errors_view.from_file = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("result file", state.errors_view.from_file))
+      state.errors_view.from_file = true;
+  }
+  const ErrorPlot* shown_plot = shown_errors(state);
+  if (shown_plot == nullptr) {
+    ImGui::TextUnformatted(
+        "No error measurements yet: pick a version that measures errors and press Run, or load "
+        "a result file that has them.");
     return;
   }
-  const ErrorPlot& plot = *state.errors;
+  const ErrorPlot& plot = *shown_plot;
   if (!plot.title.empty()) ImGui::TextWrapped("%s", plot.title.c_str());
   legend(plot);
   lab_note(state, View::kErrors);

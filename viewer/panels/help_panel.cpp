@@ -22,6 +22,15 @@ constexpr ViewHelp kViewHelp[] = {
      "Coalescing: one warp's memory request. Each row is a 128-byte line split into four 32-byte "
      "sectors; orange sectors had to move. Coloured ticks above are the lanes (lane 0 blue ... "
      "lane 31 yellow). Efficiency = bytes asked for / bytes moved."},
+    {Panel::kBitLayout,
+     "Bit layout: one value in fp32, TF32 (toward zero, ties away, nearest even), bf16 and "
+     "fp16. Blue: sign, green: exponent, yellow: mantissa, red: the input's bits the format "
+     "cannot hold, from which rounding decides. Under each row: the value the pattern decodes "
+     "to, its relative error against the input, and overflow, subnormal or NaN."},
+    {Panel::kFragments,
+     "Tensor-core fragments: the A, B and C/D matrices of one mma.sync, each element coloured "
+     "by the lane that holds it and labelled with the lane and its register (.lo/.hi: the half "
+     "of a packed f16x2 register). Hover or click an element to pick out its lane's share."},
     {Panel::kBars,
      "Timing: each version's figure from a `./lab bench` result file as a bar, against the "
      "anchors measured in the same run (copy: green, PyTorch: orange), with its fraction of the "

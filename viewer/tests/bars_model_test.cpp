@@ -57,6 +57,24 @@ TEST(BarsModel, AnyUnitWithAnchorsOfThatUnitOnly) {
   EXPECT_EQ(bar_text(c, c.bars[1]), "310 TFLOP/s  81% of cublas_tf32  3.500 ms");
 }
 
+// Lab 02: the fp16 GEMM is measured against cuBLAS fp16, the TF32 one
+// against cuBLAS TF32, in one chart.
+TEST(BarsModel, EachBarNamesItsOwnAnchor) {
+  BenchResult r;
+  const std::string gemm = "gemm 8192x8192x8192";
+  r.versions = {{"cublas_fp16", gemm, 715.0, "TFLOP/s", 1.54, std::nullopt, ""},
+                {"tc_gemm_fp16", gemm, 286.0, "TFLOP/s", 3.85, 0.4, "cublas_fp16"},
+                {"tc_gemm_tf32", gemm, 190.0, "TFLOP/s", 5.79, 0.5, "cublas_tf32"}};
+  r.anchors = {{"cublas_tf32", 380.0, "TFLOP/s", ""}, {"cublas_fp16", 715.0, "TFLOP/s", ""}};
+  const BarChart c = bars_for_problem(r, gemm);
+  ASSERT_EQ(c.bars.size(), 3u);
+  EXPECT_EQ(c.bars[1].fraction_of, "cublas_fp16");
+  EXPECT_EQ(c.bars[2].fraction_of, "cublas_tf32");
+  EXPECT_EQ(bar_text(c, c.bars[1]), "286 TFLOP/s  40% of cublas_fp16  3.850 ms");
+  EXPECT_EQ(bar_text(c, c.bars[2]), "190 TFLOP/s  50% of cublas_tf32  5.790 ms");
+  EXPECT_EQ(bar_text(c, c.bars[0]), "715 TFLOP/s  1.540 ms");
+}
+
 TEST(BarsModel, NoFractionInTheFileMeansNoneOnTheBar) {
   BenchResult r = sample();
   r.versions[0].fraction.reset();
@@ -68,7 +86,7 @@ TEST(BarsModel, NoFractionInTheFileMeansNoneOnTheBar) {
 TEST(BarsModel, BarTextNamesUnitFractionAndTime) {
   const BarChart c = bars_for_problem(sample(), "add 8x8");
   EXPECT_EQ(bar_text(c, c.bars[1]), "3600 GB/s  90% of copy  0.500 ms");
-  const Bar small{"tiny", 0.0123, 0, std::nullopt};
+  const Bar small{"tiny", 0.0123, 0, std::nullopt, ""};
   EXPECT_EQ(bar_text(c, small), "0.0123 GB/s");
 }
 

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cudalab/results.hpp"
+#include "model/bars_model.hpp"
 #include "model/ui_state.hpp"
 
 namespace cudalab::viewer {
@@ -133,6 +135,123 @@ TEST(BenchResults, BadFileKeepsTheAppRunningWithAMessage) {
   EXPECT_FALSE(state.timing.error.empty());
   load_results(state, kSample);
   EXPECT_TRUE(state.timing.error.empty());
+}
+
+}  // namespace
+}  // namespace cudalab::viewer
+
+namespace cudalab::viewer {
+namespace {
+
+const std::string kLab02Sample = std::string(CUDALAB_VIEWER_TEST_DATA) + "/lab02_bench_sample.json";
+
+BenchResult lab02_sample() {
+  auto loaded = load_bench_result(kLab02Sample);
+  if (auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);
+  return std::get<BenchResult>(std::move(loaded));
+}
+
+// The sample has the layout of lab02_bench's files: cuBLAS's five modes at
+// 8192^3 and 10240^3, the student's GEMMs at 4096^3 and 8192^3 against
+// cuBLAS anchors measured on the same shape (NAME@SHAPE), PyTorch's
+// settings as torch_* versions, and error_vs_k figures (TFLOP/s, with the
+// error in errors.normwise).
+TEST(BenchResults, Lab02GemmFiguresAreBarsPerShape) {
+  const BenchResult r = lab02_sample();
+  EXPECT_EQ(problems(r), (std::vector<std::string>{"gemm 8192x8192x8192", "gemm 10240x10240x10240",
+                                                   "gemm 4096x4096x4096"}));
+  std::vector<std::string> versions;
+  for (const Measurement& m : r.versions)
+    if (m.problem == "gemm 8192x8192x8192") versions.push_back(m.version);
+  // torch_* versions are bars of their own, not one "PyTorch" anchor line:
+  // each is another PyTorch setting (allow_tf32, reduced-precision reduction).
+  EXPECT_EQ(versions, (std::vector<std::string>{
+                          "cublas_fp32", "cublas_tf32", "cublas_fp16", "cublas_bf16",
+                          "cublas_fp16_acc16", "tc_gemm_fp16", "tc_gemm_tf32", "torch_fp32",
+                          "torch_tf32", "torch_fp16_rpr_on", "torch_fp16_rpr_off", "torch_bf16"}));
+}
+
+// An anchor named NAME@SHAPE was measured on that shape: its line belongs on
+// that shape's chart only, labelled NAME.
+TEST(BenchResults, Lab02AnchorsOfAShapeStayOnThatShape) {
+  const BenchResult r = lab02_sample();
+  const BarChart small = bars_for_problem(r, "gemm 4096x4096x4096");
+  ASSERT_EQ(small.anchors.size(), 2u);
+  EXPECT_EQ(small.anchors[0].name, "cublas_fp16");
+  EXPECT_EQ(small.anchors[0].value, 700.0);
+  EXPECT_EQ(small.anchors[1].name, "cublas_tf32");
+  EXPECT_EQ(small.anchors[1].value, 370.0);
+  EXPECT_EQ(bar_text(small, small.bars[0]), "280 TFLOP/s  40% of cublas_fp16  0.491 ms");
+  const BarChart big = bars_for_problem(r, "gemm 8192x8192x8192");
+  ASSERT_EQ(big.anchors.size(), 2u);
+  EXPECT_EQ(big.anchors[0].value, 710.0);
+  EXPECT_TRUE(bars_for_problem(r, "gemm 10240x10240x10240").anchors.empty());
+}
+
+TEST(BenchResults, ErrorVsKFiguresAreAnErrorPlotNotBars) {
+  const BenchResult r = lab02_sample();
+  for (const Measurement& m : r.versions) EXPECT_NE(m.problem.rfind("error_vs_k", 0), 0u);
+  ASSERT_TRUE(r.error_vs_k.has_value());
+  const ErrorPlot& plot = *r.error_vs_k;
+  EXPECT_EQ(plot.x_label, "K");
+  ASSERT_EQ(plot.series.size(), 5u);
+  EXPECT_EQ(plot.series[0].name, "cublas_fp32");
+  ASSERT_EQ(plot.series[4].points.size(), 5u);
+  EXPECT_EQ(plot.series[4].name, "cublas_fp16_acc16");
+  EXPECT_EQ(plot.series[4].points[4].x, 65536);
+  EXPECT_EQ(plot.series[4].points[4].y, 3.1e-2);  // errors.normwise, not the TFLOP/s
+  EXPECT_NE(plot.title.find("256x256"), std::string::npos) << plot.title;
+}
+
+TEST(BenchResults, ErrorVsKPointsSortByKAndNeedAnError) {
+  ResultFile file = read_result(kLab02Sample);
+  std::erase_if(file.figures, [](const Figure& f) { return f.name != kErrorVsKFigure; });
+  std::reverse(file.figures.begin(), file.figures.end());
+  file.figures.front().errors.reset();  // a TFLOP/s figure with no error: no point
+  Figure plain = file.figures.back();   // an error as the value itself
+  plain.version = "mine";
+  plain.unit = "relative error";
+  plain.value = 0.5;
+  plain.errors.reset();
+  file.figures.push_back(plain);
+  const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_error_points.json";
+  write_result(path, file);
+  auto loaded = load_bench_result(path.string());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  const ErrorPlot& plot = *std::get<BenchResult>(loaded).error_vs_k;
+  ASSERT_EQ(plot.series.size(), 6u);
+  // Series in the order their first point appears: K = 65536 of
+  // cublas_fp16_acc16, the reversed file's first figure, had no error.
+  EXPECT_EQ(plot.series[0].name, "cublas_bf16");
+  const Series& acc16 = *std::find_if(plot.series.begin(), plot.series.end(), [](const Series& x) {
+    return x.name == "cublas_fp16_acc16";
+  });
+  ASSERT_EQ(acc16.points.size(), 4u);
+  EXPECT_EQ(acc16.points.back().x, 16384);
+  for (std::size_t i = 1; i < plot.series[0].points.size(); ++i)
+    EXPECT_LT(plot.series[0].points[i - 1].x, plot.series[0].points[i].x);
+  EXPECT_EQ(plot.series[5].name, "mine");
+  EXPECT_EQ(plot.series[5].points.at(0).y, 0.5);
+}
+
+TEST(BenchResults, AFileOfErrorsAloneLoadsAndAddsTheErrorView) {
+  ResultFile file = read_result(kLab02Sample);
+  std::erase_if(file.figures, [](const Figure& f) { return f.name != kErrorVsKFigure; });
+  const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_errors_only.json";
+  write_result(path, file);
+  UiState state;
+  load_results(state, path.string());
+  ASSERT_TRUE(state.timing.error.empty()) << state.timing.error;
+  EXPECT_TRUE(shown(state, Panel::kErrors));
+  ASSERT_NE(shown_errors(state), nullptr);
+  EXPECT_EQ(shown_errors(state)->series.size(), 5u);
+  // A run's own plot is shown when the user picks it.
+  state.errors = ErrorPlot{"run", "K", "error", {{"mine", {{1, 1}}}}};
+  EXPECT_EQ(shown_errors(state)->series.size(), 5u);  // the file's, picked on load
+  state.errors_view.from_file = false;
+  EXPECT_EQ(shown_errors(state)->title, "run");
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -12,6 +12,10 @@
 //   errors      every point of every series in its series' colour where the
 //               log axes place it
 //   tiles       every tile in the colour the model gives it at the step shown
+//   bits        every bit cell of every format in its field's colour
+//   fragments   every element of A, B and C/D in the colour of the lane that
+//               holds it (dimmed unless it is the --lane's)
+//   errors with --results: the file's error_vs_k points, as above
 // Every panel must also not be blank. Exit status 0: pass; 1: mismatch.
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -25,7 +29,9 @@
 #include "emulator_samples.hpp"
 #include "model/bars_model.hpp"
 #include "model/bench_results.hpp"
+#include "model/bit_layout_model.hpp"
 #include "model/coalescing_model.hpp"
+#include "model/fragment_model.hpp"
 #include "model/indexing_model.hpp"
 #include "model/lab_source.hpp"
 #include "model/layout_file.hpp"
@@ -288,6 +294,56 @@ void check_tiles(const Image& image, const DrawnLayout& layout, const TileWalk& 
                          " tiles in the model's colour");
 }
 
+void check_bits(const Image& image, const DrawnLayout& layout, const BitLayout& bits) {
+  expect(layout.bit_rows.size() == bits.formats.size(),
+         "bits: " + std::to_string(layout.bit_rows.size()) + " rows drawn for " +
+             std::to_string(bits.formats.size()) + " formats");
+  int cells = 0, wrong = 0;
+  std::string first;
+  for (std::size_t r = 0; r < bits.formats.size() && r < layout.bit_rows.size(); ++r) {
+    const FormatBits& f = bits.formats[r];
+    const Rect& row = layout.bit_rows[r];
+    const double cell = row.width() / row_extent(f);
+    for (int i = 0; i < f.cells(); ++i) {
+      // Near the cell's top-left corner, away from the digit in its middle.
+      const int x = static_cast<int>(row.x0 + (cell_offset(f, i) + 0.15) * cell);
+      const int y = static_cast<int>(row.y0 + row.height() * 0.12);
+      ++cells;
+      if (same_rgb(image.at(x, y), field_colour(f.field(i)))) continue;
+      if (wrong++ == 0) first = " (first: " + f.name + " bit " + std::to_string(i) + ")";
+    }
+  }
+  expect(cells > 0 && wrong == 0, "bits: " + std::to_string(cells - wrong) + " of " +
+                                      std::to_string(cells) + " cells in their field's colour" +
+                                      first);
+}
+
+void check_fragments(const Image& image, const DrawnLayout& layout, const FragmentLayout& frags,
+                     std::optional<int> lane) {
+  const FragmentMatrix* matrices[] = {&frags.a, &frags.b, &frags.c};
+  expect(layout.fragment_matrices.size() == 3,
+         "fragments: " + std::to_string(layout.fragment_matrices.size()) + " matrices drawn");
+  int cells = 0, wrong = 0;
+  std::string first;
+  for (std::size_t m = 0; m < 3 && m < layout.fragment_matrices.size(); ++m) {
+    const FragmentMatrix& matrix = *matrices[m];
+    const Rect& area = layout.fragment_matrices[m];
+    const double cell = area.width() / matrix.cols;
+    for (int r = 0; r < matrix.rows; ++r)
+      for (int c = 0; c < matrix.cols; ++c) {
+        const int x = static_cast<int>(area.x0 + (c + 0.12) * cell);
+        const int y = static_cast<int>(area.y0 + (r + 0.12) * cell);
+        ++cells;
+        if (same_rgb(image.at(x, y), fragment_cell_colour(matrix.at(r, c).lane, lane))) continue;
+        if (wrong++ == 0) first = " (first: " + describe_element(matrix, r, c) + ")";
+      }
+  }
+  expect(cells > 0 && wrong == 0,
+         "fragments: " + std::to_string(cells - wrong) + " of " + std::to_string(cells) +
+             " elements in the colour of their lane" +
+             (lane ? " (lane " + std::to_string(*lane) + " standing out)" : std::string()) + first);
+}
+
 }  // namespace
 
 // The lab the viewer showed: the emulator samples or one of available_labs().
@@ -334,6 +390,7 @@ int main(int argc, char** argv) {
   std::string image_path, layout_path, panel, shape, block = "256", grid, results;
   std::vector<std::string> params;
   std::size_t version = 0, step = 0, program = 0;
+  std::optional<int> lane;
   std::string lab = "01";
   bool samples = false;
   CLI::App cli{"check a cudalab_view screenshot against the model"};
@@ -346,6 +403,7 @@ int main(int argc, char** argv) {
   cli.add_option("--param", params);
   cli.add_option("--step", step);
   cli.add_option("--program", program);
+  cli.add_option("--lane", lane);
   cli.add_flag("--samples", samples, "the screenshot is of cudalab_view_samples");
   cli.add_option("--block", block);
   cli.add_option("--grid", grid);
@@ -364,6 +422,14 @@ int main(int argc, char** argv) {
                std::to_string(100 * dominant / total) + "%");
 
     if (panel == "timing") check_timing(image, layout, results);
+    if (panel == "errors" && !results.empty()) {  // the result file's error_vs_k figures
+      const auto loaded = load_bench_result(results);
+      if (const auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);
+      const BenchResult& file = std::get<BenchResult>(loaded);
+      if (!file.error_vs_k) throw std::runtime_error(results + " holds no error_vs_k figures");
+      check_errors(image, layout, *file.error_vs_k);
+      return failures == 0 ? 0 : 1;
+    }
     if (panel == "timeline" && !results.empty()) {  // the result file's timeline
       const auto loaded = load_bench_result(results);
       if (const auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);
@@ -373,19 +439,28 @@ int main(int argc, char** argv) {
       return failures == 0 ? 0 : 1;
     }
     if (panel != "indexing" && panel != "coalescing" && panel != "timeline" && panel != "errors" &&
-        panel != "tiles")
+        panel != "tiles" && panel != "bits" && panel != "fragments")
       return failures == 0 ? 0 : 1;
     const auto source = lab_named(lab, samples);
     if (!source) throw std::runtime_error("no lab '" + lab + "' in this build");
     const RunRequest request = request_for(*source, shape, params, block, grid, version);
     if (panel == "indexing") check_indexing(image, layout, *source, request);
     if (panel == "coalescing") check_coalescing(image, layout, *source, request);
-    if (panel == "timeline" || panel == "errors" || panel == "tiles") {
+    if (panel == "timeline" || panel == "errors" || panel == "tiles" || panel == "bits" ||
+        panel == "fragments") {
       const RunOutcome out = run(*source, request);
       if (panel == "timeline" && out.timeline) check_timeline(image, layout, *out.timeline, false);
       if (panel == "errors" && out.errors) check_errors(image, layout, *out.errors);
       if (panel == "tiles" && out.tiles) check_tiles(image, layout, *out.tiles, step, program);
-      expect(out.timeline && out.errors && out.tiles, "the samples give all three views");
+      if (panel == "bits" && out.bits) check_bits(image, layout, *out.bits);
+      if (panel == "fragments" && out.fragments)
+        check_fragments(image, layout, *out.fragments, lane);
+      if (samples)
+        expect(out.timeline && out.errors && out.tiles, "the samples give all three views");
+      if (panel == "errors") expect(out.errors.has_value(), "the run gives an error plot");
+      if (panel == "bits") expect(out.bits.has_value(), "the run gives a bit layout");
+      if (panel == "fragments")
+        expect(out.fragments.has_value(), "the run gives a fragment layout");
     }
   } catch (const std::exception& e) {
     std::cerr << "check_viewer_screenshot: " << e.what() << "\n";

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace cudalab::viewer {
 namespace {
 
@@ -52,6 +54,17 @@ TEST(ErrorPlotModel, SeriesColoursDifferAndLabelsNameTheDecade) {
   EXPECT_NE(series_colour(1), series_colour(2));
   EXPECT_EQ(decade_label(1e-6), "1e-06");
   EXPECT_EQ(decade_label(1000), "1e+03");
+}
+
+// Lab 02 plots five GEMM modes (seven with the student's): every pair of the
+// first eight series must be told apart at a glance.
+TEST(ErrorPlotModel, TheFirstEightSeriesColoursAreFarApart) {
+  for (std::size_t a = 0; a < 8; ++a)
+    for (std::size_t b = a + 1; b < 8; ++b) {
+      const Rgba x = series_colour(a), y = series_colour(b);
+      const int distance = std::abs(x.r - y.r) + std::abs(x.g - y.g) + std::abs(x.b - y.b);
+      EXPECT_GE(distance, 100) << "series " << a << " and " << b;
+    }
 }
 
 }  // namespace

@@ -28,6 +28,10 @@ TEST(ViewerOptions, ParsesParameterAssignments) {
   EXPECT_FALSE(parse_assignment("=3").has_value());
   EXPECT_FALSE(parse_assignment("rows=").has_value());
   EXPECT_FALSE(parse_assignment("rows=3x").has_value());
+  EXPECT_EQ(parse_assignment("value_bits=0x3f801000"),
+            (std::pair<std::string, std::int64_t>{"value_bits", 0x3f801000}));
+  EXPECT_FALSE(parse_assignment("value_bits=0x").has_value());
+  EXPECT_FALSE(parse_assignment("value_bits=0x-1").has_value());
 }
 
 }  // namespace

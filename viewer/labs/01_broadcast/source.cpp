@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "backend.hpp"
 #include "cudalab/emu/recorder.hpp"
+#include "harness/01_broadcast/backend.hpp"
 #include "lecture_model.hpp"
 #include "model/emu_run.hpp"
 #include "model/lab_source.hpp"
