@@ -118,8 +118,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     DeviceBuffer<std::uint32_t> b_device(b);
     DeviceBuffer<float> c_device(c);
     return call_on_output(d, options, [&](float* d_device) {
-      lab02::predict_mma_blocks(format, a_device.data(), b_device.data(), c_device.data(),
-                                d_device, blocks);
+      lab02::predict_mma_blocks(format, a_device.data(), b_device.data(), c_device.data(), d_device,
+                                blocks);
     });
   }
 
@@ -187,8 +187,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   static void check_matrix(const std::vector<T>& values, int rows, int cols, const char* what) {
     if (rows < 0 || cols < 0 ||
         values.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) {
-      throw std::invalid_argument(std::string(what) + " must hold " + std::to_string(rows) +
-                                  " x " + std::to_string(cols) + " elements, not " +
+      throw std::invalid_argument(std::string(what) + " must hold " + std::to_string(rows) + " x " +
+                                  std::to_string(cols) + " elements, not " +
                                   std::to_string(values.size()));
     }
   }

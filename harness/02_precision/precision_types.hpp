@@ -19,12 +19,12 @@ enum class GemmMode {
   tf32,                  // allow_tf32 = True, or torch.set_float32_matmul_precision("high")
   fp16_fp32_accumulate,  // torch.matmul on fp16 tensors
   bf16_fp32_accumulate,  // torch.matmul on bf16 tensors
-  fp16_fp16_accumulate,  // no PyTorch flag reaches it on Hopper (see the handout)
+  fp16_fp16_accumulate,  // torch.backends.cuda.matmul.allow_fp16_accumulation = True (2.7+)
 };
 
 inline constexpr std::array<GemmMode, 5> all_gemm_modes{
-    GemmMode::fp32, GemmMode::tf32, GemmMode::fp16_fp32_accumulate,
-    GemmMode::bf16_fp32_accumulate, GemmMode::fp16_fp16_accumulate};
+    GemmMode::fp32, GemmMode::tf32, GemmMode::fp16_fp32_accumulate, GemmMode::bf16_fp32_accumulate,
+    GemmMode::fp16_fp16_accumulate};
 
 inline std::string to_string(GemmMode mode) {
   switch (mode) {

@@ -24,8 +24,7 @@ TEST_P(EndToEnd, Fp16TensorCoreGemmAgreesWithBlas) {
   std::vector<std::uint16_t> a_half(a.size()), b_half(b.size());
   ASSERT_TRUE(cudalab::harness::ran(backend().to_fp16(a_half, a)));
   ASSERT_TRUE(cudalab::harness::ran(backend().to_fp16(b_half, b)));
-  std::vector<float> mine(static_cast<std::size_t>(m) * n,
-                          std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> mine(static_cast<std::size_t>(m) * n, std::numeric_limits<float>::quiet_NaN());
   ASSERT_TRUE(cudalab::harness::ran(backend().tc_gemm_fp16(m, n, k, a_half, b_half, mine)));
   std::vector<float> blas(mine.size(), std::numeric_limits<float>::quiet_NaN());
   ASSERT_TRUE(cudalab::harness::ran(
