@@ -6,15 +6,18 @@
 // rounding them first is the caller's business: exercise 6).
 //
 // The work is split three ways:
-//   block   8 warps, a 128 x 128 tile of C
-//   warp    a 64 x 32 part of it: 4 x 4 mma tiles of 16 x 8, 64 fp32
-//           accumulators per lane, 16 independent mma per K-block
+//   block   4 warps, a 128 x 128 tile of C
+//   warp    a 64 x 64 part of it: 4 x 8 mma tiles of 16 x 8, 128 fp32
+//           accumulators per lane, 32 independent mma per K-block; its
+//           fragments, 16 words of A and 16 of B per lane, feed all 32 (a
+//           64 x 32 part would need 24 words for 16 mma: shared memory,
+//           not the tensor cores, would be the limit)
 //   step    K in slices of 16 32-bit words (32 fp16 or 16 TF32 values,
 //           two K-blocks of mma): the block stages A's 128 x 16-word slice
 //           and B's 16-word x 128 slice in shared memory, then every warp
 //           loads its fragments from there.
 // Each value of A and B is read from global memory once per block, and from
-// shared memory by the 4 (A) or 2 (B) warps that need it.
+// shared memory by the 2 warps that need it.
 //
 // In 32-bit words the two formats look alike. A word of A is 2 fp16 values
 // (neighbours in a row) or 1 TF32 value, and a word of B is 2 fp16 values
@@ -45,6 +48,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cudalab/check.hpp"
 #include "cudalab/kernel.hpp"
 #include "cudalab/mma.hpp"
 
@@ -55,12 +59,12 @@ namespace tc_gemm_parts {
 inline constexpr int block_m = 128;  // rows of C per block
 inline constexpr int block_n = 128;  // columns of C per block
 inline constexpr int warps_m = 2;    // warps along M ...
-inline constexpr int warps_n = 4;    // ... and along N
+inline constexpr int warps_n = 2;    // ... and along N
 inline constexpr int threads = 32 * warps_m * warps_n;
 inline constexpr int warp_m = block_m / warps_m;  // 64 rows of C per warp
-inline constexpr int warp_n = block_n / warps_n;  // 32 columns of C per warp
-inline constexpr int tiles_m = warp_m / 16;       // mma tiles per warp along M
-inline constexpr int tiles_n = warp_n / 8;        // and along N
+inline constexpr int warp_n = block_n / warps_n;  // 64 columns of C per warp
+inline constexpr int tiles_m = warp_m / 16;       // 4 mma tiles per warp along M
+inline constexpr int tiles_n = warp_n / 8;        // and 8 along N
 inline constexpr int step_words = 16;             // K per step, in words
 inline constexpr int kblock_words = 8;            // K of one mma, in words
 // Padding: a fragment load reads rows g = 0..7 of A (word t) and word rows
@@ -70,6 +74,13 @@ inline constexpr int kblock_words = 8;            // K of one mma, in words
 // aligned.
 inline constexpr int a_stride = step_words + 4;
 inline constexpr int b_stride = block_n + 8;
+// One step's slices in 16-byte chunks (4 words): A's is 128 rows of 4
+// chunks, B's 16 word rows of 32 chunks; each thread moves a_chunks of A
+// and b_chunks of B.
+inline constexpr int a_row_chunks = step_words / 4;
+inline constexpr int b_row_chunks = block_n / 4;
+inline constexpr int a_chunks = block_m * a_row_chunks / threads;     // 4
+inline constexpr int b_chunks = step_words * b_row_chunks / threads;  // 4
 
 // A 16-byte chunk of one row of a matrix (8 fp16 or 4 TF32 values) from
 // column `first` on, as 4 words; zeros past the row's end and for a row
@@ -86,9 +97,11 @@ __device__ inline uint4 load_chunk(const Bits* matrix, int row, int rows, int co
   }
   std::uint32_t words[4] = {0, 0, 0, 0};
   constexpr int per_word = 4 / sizeof(Bits);
-  for (int i = 0; i < values && first + i < cols; ++i) {
-    words[i / per_word] |= static_cast<std::uint32_t>(values_row[first + i])
-                           << (16 * (i % per_word));
+  for (int i = 0; i < values; ++i) {  // a fixed count: unrolled, `words` stays in registers
+    if (first + i < cols) {
+      words[i / per_word] |= static_cast<std::uint32_t>(values_row[first + i])
+                             << (16 * (i % per_word));
+    }
   }
   chunk.x = words[0];
   chunk.y = words[1];
@@ -128,23 +141,26 @@ struct Gemm {
   bool a_vectors, b_vectors;  // may A's (B's) rows be read 16 bytes at a time?
 };
 
-// One step's slices of A and B on their way from global to shared memory:
-// two 16-byte chunks of each per thread.
+// One step's slices of A and B on their way from global to shared memory.
 struct Staged {
-  uint4 a[2];
-  uint4 b[2];
+  uint4 a[a_chunks];
+  uint4 b[b_chunks];
 };
 
 using ASlice = std::uint32_t[block_m][a_stride];
 using BSlice = std::uint32_t[step_words][b_stride];
+// Two of each (the double buffer), in dynamic shared memory: a static
+// __shared__ array may not pass 48 KiB, which a deeper step would.
+inline constexpr std::size_t shared_bytes = 2 * (sizeof(ASlice) + sizeof(BSlice));
 
 // Staging, part 1: this thread's chunks of the slices of the step that
 // starts at K = k0 (in values), from global memory to registers (load_chunk).
-// A's slice is 128 rows x 4 chunks of 4 words: thread tid takes chunks tid
-// and tid + 256 (chunk / 4 is the row). B's slice in TF32 is 16 rows x 32
-// chunks, taken likewise; in fp16 it is 16 word rows x 16 chunks of 8
-// words: thread tid takes word row kp = tid / 16, chunk tid % 16, i.e. 8
-// columns of rows 2 kp and 2 kp + 1 of B.
+// Chunk c = threadIdx.x + threads * i (i = 0, 1, ...) of a slice is chunk
+// c % row_chunks of its row c / row_chunks: a warp reads whole rows, which
+// keeps global loads coalesced. fp16 B is the exception: a word row kp holds
+// rows 2 kp and 2 kp + 1 of B, so the thread loads chunk c of both rows
+// (staged.b[2 i] and staged.b[2 i + 1]), 8 columns each, for c < half the
+// slice's chunks.
 // (The parameters are [[maybe_unused]] only so that the empty stubs in labs/
 // compile without warnings.)
 template <class Bits>
@@ -153,46 +169,55 @@ __device__ __forceinline__ void load_step([[maybe_unused]] const Gemm<Bits>& gem
                                           [[maybe_unused]] int block_col, [[maybe_unused]] int k0,
                                           [[maybe_unused]] Staged& staged) {
   constexpr int per_word = 4 / sizeof(Bits);
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < a_chunks; ++i) {
     const int chunk = threadIdx.x + threads * i;
-    staged.a[i] = load_chunk(gemm.a, block_row + chunk / 4, gemm.m, gemm.k,
-                             k0 + (chunk % 4) * 4 * per_word, gemm.a_vectors);
+    staged.a[i] = load_chunk(gemm.a, block_row + chunk / a_row_chunks, gemm.m, gemm.k,
+                             k0 + (chunk % a_row_chunks) * 4 * per_word, gemm.a_vectors);
   }
   if constexpr (sizeof(Bits) == 2) {
-    const int word_row = threadIdx.x / 16;
-    const int first = block_col + (threadIdx.x % 16) * 8;
-    for (int i = 0; i < 2; ++i) {
-      staged.b[i] =
-          load_chunk(gemm.b, k0 + 2 * word_row + i, gemm.k, gemm.n, first, gemm.b_vectors);
+    constexpr int pair_chunks = block_n / 8;  // 8 fp16 columns per chunk
+    for (int i = 0; i < b_chunks / 2; ++i) {
+      const int chunk = threadIdx.x + threads * i;
+      const int row = k0 + 2 * (chunk / pair_chunks);
+      const int first = block_col + (chunk % pair_chunks) * 8;
+      staged.b[2 * i] = load_chunk(gemm.b, row, gemm.k, gemm.n, first, gemm.b_vectors);
+      staged.b[2 * i + 1] = load_chunk(gemm.b, row + 1, gemm.k, gemm.n, first, gemm.b_vectors);
     }
   } else {
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < b_chunks; ++i) {
       const int chunk = threadIdx.x + threads * i;
-      staged.b[i] = load_chunk(gemm.b, k0 + chunk / 32, gemm.k, gemm.n,
-                               block_col + (chunk % 32) * 4, gemm.b_vectors);
+      staged.b[i] = load_chunk(gemm.b, k0 + chunk / b_row_chunks, gemm.k, gemm.n,
+                               block_col + (chunk % b_row_chunks) * 4, gemm.b_vectors);
     }
   }
 }
 
 // Staging, part 2: the registers of load_step to the block's shared slices,
 // each chunk where load_step took it from, 16 bytes per store; fp16 B's two
-// rows interleaved into word pairs (interleave_low, then interleave_high).
+// rows interleaved into word pairs (interleave_low, then interleave_high:
+// the 8 words of word row kp from column 8 c on).
 template <class Bits>
 __device__ __forceinline__ void store_step([[maybe_unused]] const Staged& staged,
                                            [[maybe_unused]] ASlice& a_slice,
                                            [[maybe_unused]] BSlice& b_slice) {
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < a_chunks; ++i) {
     const int chunk = threadIdx.x + threads * i;
-    *reinterpret_cast<uint4*>(&a_slice[chunk / 4][(chunk % 4) * 4]) = staged.a[i];
+    *reinterpret_cast<uint4*>(&a_slice[chunk / a_row_chunks][(chunk % a_row_chunks) * 4]) =
+        staged.a[i];
   }
   if constexpr (sizeof(Bits) == 2) {
-    std::uint32_t* words = &b_slice[threadIdx.x / 16][(threadIdx.x % 16) * 8];
-    reinterpret_cast<uint4*>(words)[0] = interleave_low(staged.b[0], staged.b[1]);
-    reinterpret_cast<uint4*>(words)[1] = interleave_high(staged.b[0], staged.b[1]);
-  } else {
-    for (int i = 0; i < 2; ++i) {
+    constexpr int pair_chunks = block_n / 8;
+    for (int i = 0; i < b_chunks / 2; ++i) {
       const int chunk = threadIdx.x + threads * i;
-      *reinterpret_cast<uint4*>(&b_slice[chunk / 32][(chunk % 32) * 4]) = staged.b[i];
+      std::uint32_t* words = &b_slice[chunk / pair_chunks][(chunk % pair_chunks) * 8];
+      reinterpret_cast<uint4*>(words)[0] = interleave_low(staged.b[2 * i], staged.b[2 * i + 1]);
+      reinterpret_cast<uint4*>(words)[1] = interleave_high(staged.b[2 * i], staged.b[2 * i + 1]);
+    }
+  } else {
+    for (int i = 0; i < b_chunks; ++i) {
+      const int chunk = threadIdx.x + threads * i;
+      *reinterpret_cast<uint4*>(&b_slice[chunk / b_row_chunks][(chunk % b_row_chunks) * 4]) =
+          staged.b[i];
     }
   }
 }
@@ -234,8 +259,8 @@ __device__ __forceinline__ void mma_step([[maybe_unused]] const ASlice& a_slice,
 template <class Bits>
 __global__ void tc_gemm_kernel(Gemm<Bits> gemm) {
   constexpr int step_k = step_words * 4 / sizeof(Bits);  // K per step, in values
-  __shared__ __align__(16) std::uint32_t a_slices[2][block_m][a_stride];
-  __shared__ __align__(16) std::uint32_t b_slices[2][step_words][b_stride];
+  ASlice* const a_slices = reinterpret_cast<ASlice*>(cudalab::dynamic_shared<std::uint32_t>());
+  BSlice* const b_slices = reinterpret_cast<BSlice*>(a_slices + 2);
 
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
@@ -272,15 +297,20 @@ __global__ void tc_gemm_kernel(Gemm<Bits> gemm) {
   // 2t + r % 2 of each of its 16 x 8 tiles; only those inside C are stored.
   const int g = lane / 4;
   const int t = lane % 4;
+  // (Four stores written out rather than a loop over r: nvcc then unrolls
+  // the loops and acc stays in registers; a loop of 128 stores it did not,
+  // and acc went to local memory.)
+  const auto store = [&](int row, int col, float value) {
+    if (row < gemm.m && col < gemm.n) gemm.c[static_cast<std::size_t>(row) * gemm.n + col] = value;
+  };
   for (int i = 0; i < tiles_m; ++i) {
     for (int j = 0; j < tiles_n; ++j) {
-      for (int r = 0; r < 4; ++r) {
-        const int row = block_row + warp_row + 16 * i + g + 8 * (r / 2);
-        const int col = block_col + warp_col + 8 * j + 2 * t + r % 2;
-        if (row < gemm.m && col < gemm.n) {
-          gemm.c[static_cast<std::size_t>(row) * gemm.n + col] = acc[i][j][r];
-        }
-      }
+      const int row = block_row + warp_row + 16 * i + g;
+      const int col = block_col + warp_col + 8 * j + 2 * t;
+      store(row, col, acc[i][j][0]);
+      store(row, col + 1, acc[i][j][1]);
+      store(row + 8, col, acc[i][j][2]);
+      store(row + 8, col + 1, acc[i][j][3]);
     }
   }
 }
@@ -301,7 +331,9 @@ inline void tc_gemm(const Bits* a, const Bits* b, float* c, int m, int n, int k,
   const bool a_vectors = aligned(a) && k % vector_values == 0;
   const bool b_vectors = aligned(b) && n % vector_values == 0;
   const Gemm<Bits> gemm{a, b, c, m, n, k, a_vectors, b_vectors};
-  tc_gemm_kernel<Bits><<<grid, threads>>>(gemm);
+  CUDA_CHECK(cudaFuncSetAttribute(tc_gemm_kernel<Bits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(shared_bytes)));
+  tc_gemm_kernel<Bits><<<grid, threads, shared_bytes>>>(gemm);
 }
 
 }  // namespace tc_gemm_parts
