@@ -209,9 +209,15 @@ __device__ __forceinline__ void store_step([[maybe_unused]] const Staged& staged
     constexpr int pair_chunks = block_n / 8;
     for (int i = 0; i < b_chunks / 2; ++i) {
       const int chunk = threadIdx.x + threads * i;
-      std::uint32_t* words = &b_slice[chunk / pair_chunks][(chunk % pair_chunks) * 8];
-      reinterpret_cast<uint4*>(words)[0] = interleave_low(staged.b[2 * i], staged.b[2 * i + 1]);
-      reinterpret_cast<uint4*>(words)[1] = interleave_high(staged.b[2 * i], staged.b[2 * i + 1]);
+      uint4* words =
+          reinterpret_cast<uint4*>(&b_slice[chunk / pair_chunks][(chunk % pair_chunks) * 8]);
+      const uint4 low = interleave_low(staged.b[2 * i], staged.b[2 * i + 1]);
+      const uint4 high = interleave_high(staged.b[2 * i], staged.b[2 * i + 1]);
+      // 16-byte stores go out 8 lanes at a time; lanes 4..7 of each 8 store
+      // their high half first, so that each 8 hit 32 different banks.
+      const bool high_first = threadIdx.x / 4 % 2 == 1;
+      words[high_first ? 1 : 0] = high_first ? high : low;
+      words[high_first ? 0 : 1] = high_first ? low : high;
     }
   } else {
     for (int i = 0; i < b_chunks; ++i) {
