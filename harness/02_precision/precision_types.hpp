@@ -42,6 +42,25 @@ inline std::string to_string(GemmMode mode) {
   return "?";
 }
 
+// An input value as a GEMM in `mode` multiplies it: rounded to the mode's
+// input type, to nearest even (what the harness does to fp16/bf16 inputs,
+// and what cuBLAS does to fp32 operands in TF32 mode).
+inline float as_multiplied(GemmMode mode, float x) {
+  namespace nx = cudalab::numerics;
+  switch (mode) {
+    case GemmMode::fp32:
+      return x;
+    case GemmMode::tf32:
+      return nx::fp32_to_tf32(x, nx::Tf32Rounding::nearest_even);
+    case GemmMode::fp16_fp32_accumulate:
+    case GemmMode::fp16_fp16_accumulate:
+      return nx::fp16_bits_to_fp32(nx::fp32_to_fp16_bits(x));
+    case GemmMode::bf16_fp32_accumulate:
+      return nx::bf16_bits_to_fp32(nx::fp32_to_bf16_bits(x));
+  }
+  return x;
+}
+
 // Exercise 6: what happens to fp32 operands before a TF32 tensor-core GEMM.
 enum class OperandRounding {
   raw,           // passed as they are: the tensor core ignores their low 13 bits

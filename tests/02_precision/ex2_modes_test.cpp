@@ -43,24 +43,6 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 bool fp16_output(GemmMode mode) { return mode == GemmMode::fp16_fp16_accumulate; }
 
-// An input element as the GEMM multiplies it: the backend rounds A and B to
-// the mode's input type (nearest even) on the host, and cuBLAS rounds fp32
-// operands to TF32 (nearest even) in TF32 mode.
-float as_multiplied(GemmMode mode, float x) {
-  switch (mode) {
-    case GemmMode::fp32:
-      return x;
-    case GemmMode::tf32:
-      return numerics::fp32_to_tf32(x, numerics::Tf32Rounding::nearest_even);
-    case GemmMode::fp16_fp32_accumulate:
-    case GemmMode::fp16_fp16_accumulate:
-      return numerics::fp16_bits_to_fp32(numerics::fp32_to_fp16_bits(x));
-    case GemmMode::bf16_fp32_accumulate:
-      return numerics::bf16_bits_to_fp32(numerics::fp32_to_bf16_bits(x));
-  }
-  return kNaN;
-}
-
 std::string shape_text(int m, int n, int k) {
   return "m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k);
 }

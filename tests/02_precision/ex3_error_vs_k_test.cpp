@@ -145,20 +145,7 @@ constexpr int kKs[] = {256, 1024, 4096, 16384, 65536};
 // the inputs as the GEMM multiplies them, computed exactly (in double).
 double input_rounding_error(GemmMode mode, const std::vector<float>& a, const std::vector<float>& b,
                             int m, int n, int k, const std::vector<double>& exact) {
-  const auto rounded = [mode](float x) {
-    switch (mode) {
-      case GemmMode::tf32:
-        return numerics::fp32_to_tf32(x, numerics::Tf32Rounding::nearest_even);
-      case GemmMode::fp16_fp32_accumulate:
-      case GemmMode::fp16_fp16_accumulate:
-        return numerics::fp16_bits_to_fp32(numerics::fp32_to_fp16_bits(x));
-      case GemmMode::bf16_fp32_accumulate:
-        return numerics::bf16_bits_to_fp32(numerics::fp32_to_bf16_bits(x));
-      case GemmMode::fp32:
-        break;
-    }
-    return x;
-  };
+  const auto rounded = [mode](float x) { return as_multiplied(mode, x); };
   std::vector<float> a_rounded(a.size()), b_rounded(b.size());
   std::transform(a.begin(), a.end(), a_rounded.begin(), rounded);
   std::transform(b.begin(), b.end(), b_rounded.begin(), rounded);
