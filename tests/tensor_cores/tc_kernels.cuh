@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "cudalab/async_copy.hpp"
 #include "cudalab/check.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/ldmatrix.hpp"
 #include "cudalab/mma.hpp"
 #include "tc_runners.hpp"
 
@@ -132,6 +134,70 @@ __global__ void mma_one_instruction(const std::uint32_t* registers, bool tf32, f
   for (int i = 0; i < 4; ++i) D[4 * lane + i] = d[i];
 }
 
+// ---------------------------------------------------------------- ldmatrix, cp.async
+
+// Rows of the shared 16 x 16 tile below: 24 values (48 bytes), so that the
+// 8 rows one ldmatrix phase reads lie in 8 different 16-byte bank groups.
+constexpr int ldmatrix_stride = 24;
+
+// One warp stages `tile` (16 x 16 16-bit values, row-major) in shared memory
+// and loads it four ways; lane l writes out[12 l ..] (see tc_runners.hpp).
+__global__ void ldmatrix_four_ways(const std::uint16_t* tile, std::uint32_t* out) {
+  __shared__ __align__(16) std::uint16_t staged[16][ldmatrix_stride];
+  const int lane = threadIdx.x % 32;
+  for (int i = lane; i < 16 * 16; i += 32) staged[i / 16][i % 16] = tile[i];
+  __syncthreads();
+  std::uint32_t a[4], x2[2], b_pair[4], b[2];
+  cudalab::ldmatrix_x4(a, &staged[lane % 16][8 * (lane / 16)]);
+  cudalab::ldmatrix_x2(x2, &staged[lane % 16][0]);
+  cudalab::ldmatrix_x4_trans(b_pair, &staged[lane % 8 + 8 * (lane / 8 % 2)][8 * (lane / 16)]);
+  cudalab::ldmatrix_x2_trans(b, &staged[lane % 16][8]);
+  std::uint32_t* mine = out + 12 * lane;
+  for (int i = 0; i < 4; ++i) mine[i] = a[i];
+  for (int i = 0; i < 2; ++i) mine[4 + i] = x2[i];
+  for (int i = 0; i < 4; ++i) mine[6 + i] = b_pair[i];
+  for (int i = 0; i < 2; ++i) mine[10 + i] = b[i];
+}
+
+// The bug: only the lower half of the warp reaches the ldmatrix.
+__global__ void ldmatrix_half_warp(std::uint32_t* out) {
+  __shared__ __align__(16) std::uint16_t staged[32][8];
+  const int lane = threadIdx.x % 32;
+  for (int i = 0; i < 8; ++i) staged[lane][i] = static_cast<std::uint16_t>(8 * lane + i);
+  __syncthreads();
+  std::uint32_t r[4] = {0, 0, 0, 0};
+  if (lane < 16) {
+    cudalab::ldmatrix_x4(r, &staged[lane][0]);
+  }
+  for (int i = 0; i < 4; ++i) out[4 * lane + i] = r[i];
+}
+
+// Chunk c of 16 bytes goes from `source` to shared memory with cp.async,
+// copying only its first c % 17 bytes (the rest zero-filled; chunk 16 whole,
+// through cp_async_16), in two commit groups; then back out to `out`.
+constexpr int copied_chunks = 64;
+__global__ void cp_async_chunks(const uint4* source, uint4* out) {
+  __shared__ uint4 staged[copied_chunks];
+  const int c = threadIdx.x;
+  if (c < copied_chunks / 2) {
+    const int bytes = c % 17;
+    if (bytes == 16) {
+      cudalab::cp_async_16(&staged[c], &source[c]);
+    } else {
+      cudalab::cp_async_16_zfill(&staged[c], &source[c], bytes);
+    }
+  }
+  cudalab::cp_async_commit();
+  if (c >= copied_chunks / 2 && c < copied_chunks) {
+    cudalab::cp_async_16_zfill(&staged[c], &source[c], c % 17);
+  }
+  cudalab::cp_async_commit();
+  cudalab::cp_async_wait<1>();  // the first group is complete
+  cudalab::cp_async_wait_all();
+  __syncthreads();
+  if (c < copied_chunks) out[c] = staged[(c + 1) % copied_chunks];  // another thread's copy
+}
+
 // ---------------------------------------------------------------- host side
 
 const char* const kernel_file = __FILE__;
@@ -216,6 +282,50 @@ Gemm mma_f16_from_half_warp(const std::vector<std::uint32_t>& fragments) {
   result.c = to_host(d_d, 32 * 4);
   CUDA_CHECK(cudaFree(const_cast<std::uint32_t*>(d_fragments)));
   CUDA_CHECK(cudaFree(d_d));
+  return result;
+}
+
+Registers ldmatrix_tile(const std::vector<std::uint16_t>& tile) {
+  const std::uint16_t* d_tile = to_device<std::uint16_t>(tile);
+  std::uint32_t* d_out = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_out, 32 * 12 * sizeof(std::uint32_t)));
+  ldmatrix_four_ways<<<1, 32>>>(d_tile, d_out);
+  Registers result;
+  result.error = cudaDeviceSynchronize();
+  result.r.resize(32 * 12);
+  CUDA_CHECK(
+      cudaMemcpy(result.r.data(), d_out, 32 * 12 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(const_cast<std::uint16_t*>(d_tile)));
+  CUDA_CHECK(cudaFree(d_out));
+  return result;
+}
+
+Registers ldmatrix_from_half_warp() {
+  std::uint32_t* d_out = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_out, 32 * 4 * sizeof(std::uint32_t)));
+  ldmatrix_half_warp<<<1, 32>>>(d_out);
+  Registers result;
+  result.error = cudaDeviceSynchronize();
+  result.r.resize(32 * 4);
+  CUDA_CHECK(
+      cudaMemcpy(result.r.data(), d_out, 32 * 4 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(d_out));
+  return result;
+}
+
+Registers cp_async_copy(const std::vector<std::uint32_t>& source) {
+  const std::uint32_t* d_source = to_device<std::uint32_t>(source);
+  std::uint32_t* d_out = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_out, source.size() * sizeof(std::uint32_t)));
+  cp_async_chunks<<<1, 96>>>(reinterpret_cast<const uint4*>(d_source),
+                             reinterpret_cast<uint4*>(d_out));
+  Registers result;
+  result.error = cudaDeviceSynchronize();
+  result.r.resize(source.size());
+  CUDA_CHECK(cudaMemcpy(result.r.data(), d_out, source.size() * sizeof(std::uint32_t),
+                        cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(const_cast<std::uint32_t*>(d_source)));
+  CUDA_CHECK(cudaFree(d_out));
   return result;
 }
 

@@ -16,6 +16,12 @@ struct Gemm {
   std::vector<float> c;
 };
 
+// 32-bit registers or words a kernel wrote out.
+struct Registers {
+  cudaError_t error = cudaSuccess;
+  std::vector<std::uint32_t> r;
+};
+
 #define TENSOR_CORES_RUNNERS                                                                     \
   extern const char* const kernel_file;                                                          \
   Gemm wmma_tf32(const std::vector<float>& a, const std::vector<float>& b, int m, int n, int k); \
@@ -28,7 +34,17 @@ struct Gemm {
   Gemm mma_f16_from_half_warp(const std::vector<std::uint32_t>& fragments);                      \
   /* One warp, one mma_m16n8k8_tf32 (tf32) or mma_m16n8k16_bf16: lane l's registers */           \
   /* registers[6l..6l+5] as a[0..3], b[0..1], c = 0. c holds each lane's d[0..3]. */             \
-  Gemm mma_one(const std::vector<std::uint32_t>& registers, bool tf32);
+  Gemm mma_one(const std::vector<std::uint32_t>& registers, bool tf32);                          \
+  /* One warp loads a 16 x 16 tile of 16-bit values (row-major) from shared memory; lane */      \
+  /* l's registers are r[12l ..]: ldmatrix_x4 of the tile (an m16n8k16 A fragment), */           \
+  /* ldmatrix_x2 of its columns 0..7, ldmatrix_x4_trans (the B fragments of columns 0..7 */      \
+  /* and 8..15), ldmatrix_x2_trans of columns 8..15 (the B fragment of those). */                \
+  Registers ldmatrix_tile(const std::vector<std::uint16_t>& tile);                               \
+  /* Lanes 0-15 call ldmatrix_x4, the others do not; r holds each lane's r[0..3]. */             \
+  Registers ldmatrix_from_half_warp();                                                           \
+  /* 64 chunks of 16 bytes (256 words) through cp.async; chunk c copies c % 17 bytes */          \
+  /* (16: all), zero-fills the rest; r[4c ..] is chunk c + 1 (mod 64) as it arrived. */          \
+  Registers cp_async_copy(const std::vector<std::uint32_t>& source);
 
 namespace on_emu {
 TENSOR_CORES_RUNNERS

@@ -92,5 +92,31 @@ TEST(TensorCoresGpu, KBlockProbe) {
   EXPECT_EQ(nx::float_bits(wmma.c[0]), 0x3f800001u) << "0x3f800000 would be two blocks of 8";
 }
 
+TEST(TensorCoresGpu, LdmatrixGivesTheSameRegistersOnBothBackends) {
+  SKIP_WITHOUT_GPU();
+  std::vector<std::uint16_t> tile(16 * 16);
+  for (int i = 0; i < 16 * 16; ++i) tile[i] = static_cast<std::uint16_t>(0x100 + i);
+  const Registers gpu = on_gpu::ldmatrix_tile(tile);
+  const Registers emu = on_emu::ldmatrix_tile(tile);
+  ASSERT_EQ(gpu.error, cudaSuccess);
+  ASSERT_EQ(emu.error, cudaSuccess);
+  for (std::size_t i = 0; i < gpu.r.size(); ++i) {
+    EXPECT_EQ(gpu.r[i], emu.r[i]) << "lane " << i / 12 << " register " << i % 12;
+  }
+}
+
+TEST(TensorCoresGpu, CpAsyncCopiesTheSameBytesOnBothBackends) {
+  SKIP_WITHOUT_GPU();
+  std::vector<std::uint32_t> source(64 * 4);
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    source[i] = 0x01010101u * static_cast<std::uint32_t>(i % 255 + 1);
+  }
+  const Registers gpu = on_gpu::cp_async_copy(source);
+  const Registers emu = on_emu::cp_async_copy(source);
+  ASSERT_EQ(gpu.error, cudaSuccess);
+  ASSERT_EQ(emu.error, cudaSuccess);
+  EXPECT_EQ(gpu.r, emu.r);
+}
+
 }  // namespace
 }  // namespace tensor_cores

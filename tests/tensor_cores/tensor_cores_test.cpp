@@ -150,5 +150,109 @@ TEST(TensorCoresEmu, FragmentLoadsAndStoresAreTraced) {
   EXPECT_EQ(coalescing.stores.requests, 8u);
 }
 
+// The tile's value at (row, col): distinct, so a misplaced value shows.
+std::vector<std::uint16_t> numbered_tile() {
+  std::vector<std::uint16_t> tile(16 * 16);
+  for (int i = 0; i < 16 * 16; ++i) tile[i] = static_cast<std::uint16_t>(0x100 + i);
+  return tile;
+}
+
+std::uint32_t value_at(const std::vector<std::uint16_t>& tile, int row, int col) {
+  return tile[16 * row + col];
+}
+
+std::uint32_t half_of(std::uint32_t reg, int element) {
+  return element % 2 == 0 ? (reg & 0xffffu) : (reg >> 16);
+}
+
+TEST(TensorCoresEmu, LdmatrixGivesEachLaneThePtxFragment) {
+  auto scoped = quiet();
+  cudalab::emu::Recording rec;
+  const auto tile = numbered_tile();
+  const Registers got = on_emu::ldmatrix_tile(tile);
+  ASSERT_EQ(got.error, cudaSuccess);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  namespace nx = cudalab::numerics;
+  for (int lane = 0; lane < 32; ++lane) {
+    const std::uint32_t* r = &got.r[12 * lane];
+    // x4: the m16n8k16 A fragment of the whole tile.
+    for (int e = 0; e < 8; ++e) {
+      const nx::MatrixCoord at = nx::m16n8k16_a_element(lane, e);
+      EXPECT_EQ(half_of(r[e / 2], e), value_at(tile, at.row, at.col))
+          << "x4, lane " << lane << " element " << e;
+    }
+    // x2 of columns 0..7: the first two registers of that fragment.
+    for (int e = 0; e < 4; ++e) {
+      const nx::MatrixCoord at = nx::m16n8k16_a_element(lane, e);
+      EXPECT_EQ(half_of(r[4 + e / 2], e), value_at(tile, at.row, at.col))
+          << "x2, lane " << lane << " element " << e;
+    }
+    // x4.trans: the B fragments (k = row, n = column) of columns 0..7 and 8..15;
+    // x2.trans: the one of columns 8..15.
+    for (int e = 0; e < 4; ++e) {
+      const nx::MatrixCoord at = nx::m16n8k16_b_element(lane, e);
+      EXPECT_EQ(half_of(r[6 + e / 2], e), value_at(tile, at.row, at.col))
+          << "x4.trans, lane " << lane << " element " << e;
+      EXPECT_EQ(half_of(r[8 + e / 2], e), value_at(tile, at.row, 8 + at.col))
+          << "x4.trans, lane " << lane << " element " << e;
+      EXPECT_EQ(half_of(r[10 + e / 2], e), value_at(tile, at.row, 8 + at.col))
+          << "x2.trans, lane " << lane << " element " << e;
+    }
+  }
+}
+
+TEST(TensorCoresEmu, LdmatrixReadsAreTracedSharedAccesses) {
+  auto scoped = quiet();
+  cudalab::emu::Recording rec;
+  ASSERT_EQ(on_emu::ldmatrix_tile(numbered_tile()).error, cudaSuccess);
+  ASSERT_EQ(rec.launches().size(), 1u);
+  // Per lane: 4 ldmatrix rows of 16 bytes (x4, x4.trans) and 2 (x2, x2.trans,
+  // lanes 0..15 only).
+  std::size_t row_reads = 0;
+  for (const auto& access : rec.launches()[0].accesses) {
+    if (access.is_shared() && access.is_read() && access.bytes == 16) ++row_reads;
+  }
+  EXPECT_EQ(row_reads, 32u * 2 + 16u * 2);
+}
+
+TEST(TensorCoresEmu, AnLdmatrixFromHalfAWarpIsReportedAtItsLine) {
+  auto scoped = quiet();
+  cudalab::emu::Recording rec;
+  const Registers got = on_emu::ldmatrix_from_half_warp();
+  EXPECT_EQ(got.error, cudaErrorLaunchFailure);
+  const auto reports = rec.reports();
+  ASSERT_FALSE(reports.empty());
+  const auto& r = reports.front();
+  EXPECT_EQ(r.kind, cudalab::emu::ReportKind::warp_collective);
+  EXPECT_NE(r.message.find("ldmatrix"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("all 32 lanes"), std::string::npos) << r.message;
+  EXPECT_EQ(r.file, on_emu::kernel_file);
+  EXPECT_NE(source_line(r.file, r.line).find("cudalab::ldmatrix_x4(r, &staged[lane][0])"),
+            std::string::npos)
+      << r.to_string();
+}
+
+TEST(TensorCoresEmu, CpAsyncCopiesTheBytesItIsGivenAndZeroFillsTheRest) {
+  auto scoped = quiet();
+  cudalab::emu::Recording rec;
+  std::vector<std::uint32_t> source(64 * 4);
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    source[i] = 0x01010101u * static_cast<std::uint32_t>(i % 255 + 1);  // no zero byte
+  }
+  const Registers got = on_emu::cp_async_copy(source);
+  ASSERT_EQ(got.error, cudaSuccess);
+  EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  for (int out = 0; out < 64; ++out) {
+    const int chunk = (out + 1) % 64;
+    const int bytes = chunk % 17;
+    for (int byte = 0; byte < 16; ++byte) {
+      const std::uint32_t word = source[4 * chunk + byte / 4];
+      const std::uint32_t expected = byte < bytes ? (word >> (8 * (byte % 4))) & 0xffu : 0u;
+      const std::uint32_t actual = (got.r[4 * out + byte / 4] >> (8 * (byte % 4))) & 0xffu;
+      EXPECT_EQ(actual, expected) << "chunk " << chunk << " byte " << byte;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tensor_cores
