@@ -13,31 +13,41 @@
 //           64 x 32 part would need 24 words for 16 mma: shared memory,
 //           not the tensor cores, would be the limit)
 //   step    K in slices of 16 32-bit words (32 fp16 or 16 TF32 values,
-//           two K-blocks of mma): the block stages A's 128 x 16-word slice
-//           and B's 16-word x 128 slice in shared memory, then every warp
+//           two K-blocks of mma): the block stages A's 128-row slice and
+//           B's 128-column slice of it in shared memory, then every warp
 //           loads its fragments from there.
 // Each value of A and B is read from global memory once per block, and from
 // shared memory by the 2 warps that need it.
 //
-// In 32-bit words the two formats look alike. A word of A is 2 fp16 values
-// (neighbours in a row) or 1 TF32 value, and a word of B is 2 fp16 values
-// of one column and consecutive rows k, k + 1 (B is staged with each such
-// pair side by side: one 32-bit load per fragment register) or 1 TF32
-// value. With g = lane / 4 and t = lane % 4, one K-block of 8 words holds
-// the fragments (docs/numerics.md, PTX ISA "Matrix Fragments"):
-//   a[0] = A(g, t)   a[1] = A(g + 8, t)   a[2] = A(g, t + 4)   a[3] = A(g + 8, t + 4)
-//   b[0] = B(t, g)   b[1] = B(t + 4, g)                (row, word) and (word row, column)
+// Shared memory holds each step as 32-bit words: a word of A is 2 fp16
+// values (neighbours in a row) or 1 TF32 value; B is staged row by row as
+// it lies in global memory (a row of B is a row of k). With g = lane / 4 and
+// t = lane % 4, one K-block (16 fp16 or 8 TF32 values) holds the fragments
+// (docs/numerics.md, PTX ISA "Matrix Fragments"):
+//   fp16  a[0] = A(g, 2t..2t+1)  a[1] = A(g+8, 2t..)  a[2] = A(g, 2t+8..)  a[3] = A(g+8, 2t+8..)
+//         b[0] = B(2t..2t+1, g)  b[1] = B(2t+8..2t+9, g)          (two values, lower k low)
+//   TF32  a[0] = A(g, t)  a[1] = A(g + 8, t)  a[2] = A(g, t + 4)  a[3] = A(g + 8, t + 4)
+//         b[0] = B(t, g)  b[1] = B(t + 4, g)
+// fp16 fragments come from shared memory through ldmatrix (cudalab/
+// ldmatrix.hpp): one x4 gives a whole A fragment, one x4.trans the B
+// fragments of two neighbouring 8-column tiles (B's pairs run down a
+// column, so the 8 x 8 matrices are read transposed). TF32 values are 32
+// bits, which ldmatrix (16-bit values) does not deliver in fragment order,
+// so TF32 fragments are plain 32-bit loads.
 //
 // Accumulation order: one fp32 accumulator per element of C, the K-blocks
 // chained in increasing k from k = 0, as numerics::mma_dot chains them; so
 // the result is bit for bit what the model predicts (no split-K).
 //
-// Speed: 16-byte global loads where A's and B's rows allow them, shared
-// rows padded so that fragment loads hit 32 different banks, two shared
-// buffers and register double buffering (the next step's global loads are
-// in flight while the tensor cores work on this one). What it lacks against
-// cuBLAS: ldmatrix, swizzled shared memory, cp.async / TMA pipelines of
-// several stages and Hopper's wgmma.
+// Speed: a ring of `stages` shared buffers filled by cp.async (cudalab/
+// async_copy.hpp: global to shared without a detour through registers), so
+// that the next stages - 1 steps are on their way while the tensor cores
+// work on this one, with one barrier per step; ldmatrix for fp16 fragments;
+// shared rows padded so that fragment loads and ldmatrix hit 32 different
+// banks. Where a matrix's rows do not allow 16-byte copies (a row length
+// that is not a multiple of 16 bytes, a misaligned pointer), values are
+// loaded one by one and stored to the ring, the same way round. What it
+// still lacks against cuBLAS: Hopper's TMA and wgmma.
 //
 // The exercise is the TODO regions of labs/02_precision/ in this file, from
 // each `begin` line to its `end` line; README.md says what they want.
@@ -48,8 +58,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "cudalab/async_copy.hpp"
 #include "cudalab/check.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/ldmatrix.hpp"
 #include "cudalab/mma.hpp"
 
 namespace lab02 {
@@ -65,60 +77,61 @@ inline constexpr int warp_m = block_m / warps_m;  // 64 rows of C per warp
 inline constexpr int warp_n = block_n / warps_n;  // 64 columns of C per warp
 inline constexpr int tiles_m = warp_m / 16;       // 4 mma tiles per warp along M
 inline constexpr int tiles_n = warp_n / 8;        // and 8 along N
-inline constexpr int step_words = 16;             // K per step, in words
-inline constexpr int kblock_words = 8;            // K of one mma, in words
-// Padding: a fragment load reads rows g = 0..7 of A (word t) and word rows
-// t = 0..3 of B (column g). A's row of 20 words puts the 8 rows 20 banks
-// apart (0, 20, 8, 28, 16, 4, 24, 12: no two lanes in one bank), B's row of
-// 136 words puts the 4 word rows 8 banks apart. Both keep 16-byte stores
-// aligned.
+inline constexpr int step_words = 16;             // K per step, in words: 32 fp16 or 16 TF32 values
+inline constexpr int stages = 4;                  // shared buffers in the ring
+// Padding: A's row of 16 words is stored in 20 (80 bytes): the 8 rows that a
+// fragment load or an ldmatrix phase reads then start in 8 different groups
+// of 4 banks (0, 20, 8, 28, ... for 32-bit loads). B's row of 128 columns
+// gets 16 bytes (fp16) or 32 bytes (TF32) more: 272 bytes puts ldmatrix's 8
+// rows in 8 different groups, 136 words puts TF32's 4 word rows t 8 banks
+// apart. Rows stay multiples of 16 bytes for cp.async.
 inline constexpr int a_stride = step_words + 4;
-inline constexpr int b_stride = block_n + 8;
-// One step's slices in 16-byte chunks (4 words): A's is 128 rows of 4
-// chunks, B's 16 word rows of 32 chunks; each thread moves a_chunks of A
-// and b_chunks of B.
+template <class Bits>
+inline constexpr int b_rows = step_words * 4 / sizeof(Bits);  // rows of B per step: K values
+template <class Bits>
+inline constexpr int b_stride = block_n * sizeof(Bits) / 4 + (sizeof(Bits) == 2 ? 4 : 8);
+// One step's slices in 16-byte chunks: A's is 128 rows of 4 chunks, B's
+// b_rows rows of 16 (fp16) or 32 (TF32) chunks; 512 chunks each, so every
+// thread moves `a_chunks` of A and as many of B.
 inline constexpr int a_row_chunks = step_words / 4;
-inline constexpr int b_row_chunks = block_n / 4;
-inline constexpr int a_chunks = block_m * a_row_chunks / threads;     // 4
-inline constexpr int b_chunks = step_words * b_row_chunks / threads;  // 4
+template <class Bits>
+inline constexpr int b_row_chunks = block_n * sizeof(Bits) / 16;
+inline constexpr int a_chunks = block_m * a_row_chunks / threads;  // 4
 
 // A 16-byte chunk of one row of a matrix (8 fp16 or 4 TF32 values) from
-// column `first` on, as 4 words; zeros past the row's end and for a row
-// outside the matrix. One 16-byte load where the chunk is whole and aligned.
+// column `first` on, one value at a time; zeros past the row's end and for
+// a row outside the matrix.
 template <class Bits>
-__device__ inline uint4 load_chunk(const Bits* matrix, int row, int rows, int cols, int first,
-                                   bool vectors) {
+__device__ inline uint4 load_chunk(const Bits* matrix, int row, int rows, int cols, int first) {
   constexpr int values = 16 / sizeof(Bits);
-  uint4 chunk = {0, 0, 0, 0};
-  if (row >= rows) return chunk;
-  const Bits* values_row = matrix + static_cast<std::size_t>(row) * cols;
-  if (vectors && first + values <= cols) {
-    return *reinterpret_cast<const uint4*>(values_row + first);
-  }
-  std::uint32_t words[4] = {0, 0, 0, 0};
   constexpr int per_word = 4 / sizeof(Bits);
-  for (int i = 0; i < values; ++i) {  // a fixed count: unrolled, `words` stays in registers
-    if (first + i < cols) {
-      words[i / per_word] |= static_cast<std::uint32_t>(values_row[first + i])
-                             << (16 * (i % per_word));
+  std::uint32_t words[4] = {0, 0, 0, 0};
+  if (row < rows) {
+    const Bits* values_row = matrix + static_cast<std::size_t>(row) * cols;
+    for (int i = 0; i < values; ++i) {  // a fixed count: unrolled, `words` stays in registers
+      if (first + i < cols) {
+        words[i / per_word] |= static_cast<std::uint32_t>(values_row[first + i])
+                               << (16 * (i % per_word));
+      }
     }
   }
-  chunk.x = words[0];
-  chunk.y = words[1];
-  chunk.z = words[2];
-  chunk.w = words[3];
-  return chunk;
+  return {words[0], words[1], words[2], words[3]};
 }
 
-// Two rows' words of fp16 pairs (v0 v1 of row k, w0 w1 of row k + 1) as
-// B's staged words (v0 w0) and (v1 w1): the fragment's pairs are columns.
-__device__ inline uint4 interleave_low(uint4 row_k, uint4 row_k1) {
-  return {(row_k.x & 0xffffu) | (row_k1.x << 16), (row_k.x >> 16) | (row_k1.x & 0xffff0000u),
-          (row_k.y & 0xffffu) | (row_k1.y << 16), (row_k.y >> 16) | (row_k1.y & 0xffff0000u)};
-}
-__device__ inline uint4 interleave_high(uint4 row_k, uint4 row_k1) {
-  return {(row_k.z & 0xffffu) | (row_k1.z << 16), (row_k.z >> 16) | (row_k1.z & 0xffff0000u),
-          (row_k.w & 0xffffu) | (row_k1.w << 16), (row_k.w >> 16) | (row_k1.w & 0xffff0000u)};
+// The same chunk to `to` in shared memory. With `vectors` (rows a whole
+// number of 16-byte chunks, 16-byte aligned) a chunk lies wholly inside the
+// matrix or wholly outside: one cp.async, which zero-fills a chunk outside
+// (0 bytes read, from any valid address). Otherwise load_chunk and a store.
+template <class Bits>
+__device__ inline void copy_chunk(std::uint32_t* to, const Bits* matrix, int row, int rows,
+                                  int cols, int first, bool vectors) {
+  if (vectors) {
+    const bool inside = row < rows && first < cols;
+    const Bits* from = inside ? matrix + static_cast<std::size_t>(row) * cols + first : matrix;
+    cudalab::cp_async_16_zfill(to, from, inside ? 16 : 0);
+  } else {
+    *reinterpret_cast<uint4*>(to) = load_chunk(matrix, row, rows, cols, first);
+  }
 }
 
 // One K-block of one 16 x 8 tile: d = a b + d, in the format of Bits.
@@ -138,68 +151,50 @@ struct Gemm {
   const Bits* b;
   float* c;
   int m, n, k;
-  bool a_vectors, b_vectors;  // may A's (B's) rows be read 16 bytes at a time?
-};
-
-// One step's slices of A and B on their way from global to shared memory.
-struct Staged {
-  uint4 a[a_chunks];
-  uint4 b[b_chunks];
+  bool a_vectors, b_vectors;  // may A's (B's) rows be copied 16 bytes at a time?
 };
 
 using ASlice = std::uint32_t[block_m][a_stride];
-using BSlice = std::uint32_t[step_words][b_stride];
-// Two of each (the double buffer), in dynamic shared memory: a static
-// __shared__ array may not pass 48 KiB, which a deeper step would.
-inline constexpr std::size_t shared_bytes = 2 * (sizeof(ASlice) + sizeof(BSlice));
+template <class Bits>
+using BSlice = std::uint32_t[b_rows<Bits>][b_stride<Bits>];
+// The ring, in dynamic shared memory: a static __shared__ array may not
+// pass 48 KiB, which it does.
+template <class Bits>
+inline constexpr std::size_t shared_bytes = stages*(sizeof(ASlice) + sizeof(BSlice<Bits>));
 
-// Staging, part 1: this thread's chunks of the slices of the step that
-// starts at K = k0 (in values), from global memory to registers (load_chunk).
-// Chunk c = threadIdx.x + threads * i (i = 0, 1, ...) of a slice is chunk
-// c % row_chunks of its row c / row_chunks: a warp reads whole rows, which
-// keeps global loads coalesced. fp16 B is the exception: a word row kp holds
-// rows 2 kp and 2 kp + 1 of B, so the thread loads chunk c of both rows
-// (staged.b[2 i] and staged.b[2 i + 1]), 8 columns each, for c < half the
-// slice's chunks.
+// Staging: this thread's chunks of the slices of the step that starts at
+// K = k0 (in values), from global to shared memory (copy_chunk, each chunk
+// to the same place in the slice). Chunk c = threadIdx.x + threads * i
+// (i = 0, 1, ...) of a slice is chunk c % row_chunks of its row
+// c / row_chunks: a warp reads whole rows, which keeps global loads
+// coalesced. A's rows are rows of A (k0 on), B's rows are rows k0 + r of B.
 // (The parameters are [[maybe_unused]] only so that the empty stubs in labs/
 // compile without warnings.)
 template <class Bits>
-__device__ __forceinline__ void load_step([[maybe_unused]] const Gemm<Bits>& gemm,
-                                          [[maybe_unused]] int block_row,
-                                          [[maybe_unused]] int block_col, [[maybe_unused]] int k0,
-                                          [[maybe_unused]] Staged& staged) {
-  // TODO(ex5) begin, about 22 lines: staged.a[0..a_chunks) and
-  // staged.b[0..b_chunks) with load_chunk(matrix, row, rows, cols, first
-  // column, gemm.a_vectors or gemm.b_vectors), chunks as the comment above
-  // says; fp16 and TF32 differ in B only: `if constexpr (sizeof(Bits) == 2)`.
-  // TODO(ex5) end
-}
-
-// Staging, part 2: the registers of load_step to the block's shared slices,
-// each chunk where load_step took it from, 16 bytes per store; fp16 B's two
-// rows interleaved into word pairs (interleave_low, then interleave_high:
-// the 8 words of word row kp from column 8 c on).
-template <class Bits>
-__device__ __forceinline__ void store_step([[maybe_unused]] const Staged& staged,
+__device__ __forceinline__ void stage_step([[maybe_unused]] const Gemm<Bits>& gemm,
+                                           [[maybe_unused]] int block_row,
+                                           [[maybe_unused]] int block_col, [[maybe_unused]] int k0,
                                            [[maybe_unused]] ASlice& a_slice,
-                                           [[maybe_unused]] BSlice& b_slice) {
-  // TODO(ex5) begin, about 20 lines: each chunk of `staged` to the slices,
-  // 16 bytes at a time: *reinterpret_cast<uint4*>(&a_slice[row][word]) = ...
+                                           [[maybe_unused]] BSlice<Bits>& b_slice) {
+  // TODO(ex5) begin, about 14 lines: a_chunks chunks of A and as many of B,
+  // chunk c -> row c / row_chunks, part c % row_chunks; copy_chunk(&slice[row][4 part],
+  // matrix, row in the matrix, rows, cols, first column, gemm.a_vectors or gemm.b_vectors).
   // TODO(ex5) end
 }
 
-// The warp's mma of one step: for each of its two K-blocks (words kb = 0,
-// then 8), the fragments of the warp's row tiles i (rows warp_row + 16 i of
-// the A slice) and column tiles j (columns warp_col + 8 j of the B slice)
-// by the layout in this file's header, then one mma into acc[i][j] per tile.
+// The warp's mma of one step: for each K-block, the fragments of the warp's
+// row tiles i (rows warp_row + 16 i of the A slice) and column tiles j
+// (columns warp_col + 8 j of the B slice) by the layout in this file's
+// header, then one mma into acc[i][j] per tile.
 template <class Bits>
 __device__ __forceinline__ void mma_step([[maybe_unused]] const ASlice& a_slice,
-                                         [[maybe_unused]] const BSlice& b_slice,
+                                         [[maybe_unused]] const BSlice<Bits>& b_slice,
                                          [[maybe_unused]] int warp_row,
                                          [[maybe_unused]] int warp_col, [[maybe_unused]] int lane,
                                          [[maybe_unused]] float (&acc)[tiles_m][tiles_n][4]) {
-  // TODO(ex5) begin, about 20 lines: for kb = 0, 8: a[tiles_m][4] and
-  // b[tiles_n][2] fragment registers from a_slice and b_slice (lane = 4 g + t),
+  // TODO(ex5) begin, about 40 lines: for each K-block kb of the step: a[tiles_m][4]
+  // and b[tiles_n][2] fragment registers from a_slice and b_slice (lane = 4 g + t;
+  // fp16: ldmatrix_x4 / ldmatrix_x4_trans, or plain loads; TF32: plain 32-bit loads),
   // then mma<Bits>(acc[i][j], a[i], b[j]) for every i, j.
   // TODO(ex5) end
 }
@@ -207,9 +202,9 @@ __device__ __forceinline__ void mma_step([[maybe_unused]] const ASlice& a_slice,
 // Bits: std::uint16_t (fp16 patterns) or std::uint32_t (TF32 as fp32 patterns).
 template <class Bits>
 __global__ void tc_gemm_kernel(Gemm<Bits> gemm) {
-  constexpr int step_k = step_words * 4 / sizeof(Bits);  // K per step, in values
+  constexpr int step_k = b_rows<Bits>;  // K per step, in values
   ASlice* const a_slices = reinterpret_cast<ASlice*>(cudalab::dynamic_shared<std::uint32_t>());
-  BSlice* const b_slices = reinterpret_cast<BSlice*>(a_slices + 2);
+  BSlice<Bits>* const b_slices = reinterpret_cast<BSlice<Bits>*>(a_slices + stages);
 
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
@@ -222,25 +217,30 @@ __global__ void tc_gemm_kernel(Gemm<Bits> gemm) {
   const int steps = (gemm.k + step_k - 1) / step_k;
 
   float acc[tiles_m][tiles_n][4] = {};
-  Staged staged;
-  if (steps > 0) {
-    load_step(gemm, block_row, block_col, 0, staged);
-    store_step<Bits>(staged, a_slices[0], b_slices[0]);
+  // The ring: step s lives in buffer s % stages. The first stages - 1 steps
+  // go out now; one commit group per step, empty or not, so that "all but
+  // the newest stages - 2 groups have landed" always means "step s has".
+  for (int s = 0; s < stages - 1; ++s) {
+    if (s < steps) stage_step(gemm, block_row, block_col, s * step_k, a_slices[s], b_slices[s]);
+    cudalab::cp_async_commit();
   }
-  __syncthreads();
   for (int step = 0; step < steps; ++step) {
-    // Register double buffering: the next step's global loads go out now and
-    // land while the tensor cores work on this step.
-    if (step + 1 < steps) load_step(gemm, block_row, block_col, (step + 1) * step_k, staged);
-    if (warp_has_work) {
-      mma_step<Bits>(a_slices[step % 2], b_slices[step % 2], warp_row, warp_col, lane, acc);
-    }
-    // The other buffer was last read in the previous step, before the
-    // barrier that ended it: free to fill while this one is still read.
-    if (step + 1 < steps)
-      store_step<Bits>(staged, a_slices[(step + 1) % 2], b_slices[(step + 1) % 2]);
+    cudalab::cp_async_wait<stages - 2>();  // this thread's copies of `step` have landed
+    // ... and every thread's; and every warp is done with step - 1's buffer,
+    // which the copies of step + stages - 1 now refill.
     __syncthreads();
+    const int next = step + stages - 1;
+    if (next < steps) {
+      stage_step(gemm, block_row, block_col, next * step_k, a_slices[next % stages],
+                 b_slices[next % stages]);
+    }
+    cudalab::cp_async_commit();
+    if (warp_has_work) {
+      mma_step<Bits>(a_slices[step % stages], b_slices[step % stages], warp_row, warp_col, lane,
+                     acc);
+    }
   }
+  cudalab::cp_async_wait_all();  // no copy may still be writing when the block ends
 
   // Lane (g, t) holds rows g (r = 0, 1) and g + 8 (r = 2, 3), columns
   // 2t + r % 2 of each of its 16 x 8 tiles; only those inside C are stored.
@@ -274,15 +274,16 @@ inline void tc_gemm(const Bits* a, const Bits* b, float* c, int m, int n, int k,
   if (m == 0 || n == 0) return;
   const dim3 grid((n + block_n - 1) / block_n, (m + block_m - 1) / block_m);
   if (grid.y > 65535) throw std::invalid_argument(std::string(name) + ": m is too large");
-  // 16-byte loads need every row of the matrix to start 16-byte aligned.
+  // 16-byte copies need every row of the matrix to start 16-byte aligned.
   constexpr int vector_values = 16 / sizeof(Bits);
   const auto aligned = [](const Bits* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   const bool a_vectors = aligned(a) && k % vector_values == 0;
   const bool b_vectors = aligned(b) && n % vector_values == 0;
   const Gemm<Bits> gemm{a, b, c, m, n, k, a_vectors, b_vectors};
+  constexpr std::size_t ring_bytes = shared_bytes<Bits>;
   CUDA_CHECK(cudaFuncSetAttribute(tc_gemm_kernel<Bits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(shared_bytes)));
-  tc_gemm_kernel<Bits><<<grid, threads, shared_bytes>>>(gemm);
+                                  static_cast<int>(ring_bytes)));
+  tc_gemm_kernel<Bits><<<grid, threads, ring_bytes>>>(gemm);
 }
 
 }  // namespace tc_gemm_parts
