@@ -21,8 +21,9 @@ __global__ void scale_kernel(const float* x, float* y, int n, float a) {
   if (i < n) y[i] = a * x[i];
 }
 
+// __launch_bounds__ as tuned kernels carry it: it must compile on the emulator too.
 template <bool Synchronise>
-__global__ void block_sum_kernel(const int* in, int* out, int n) {
+__global__ void __launch_bounds__(1024) block_sum_kernel(const int* in, int* out, int n) {
   __shared__ int warp_sums[32];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = i < n ? in[i] : 0;

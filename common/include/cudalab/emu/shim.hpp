@@ -36,6 +36,7 @@
 //     spelling; under nvcc the alias (kernel.hpp) is exactly `T a[N]...`.
 // Also: __global__ means `inline` (kernels are defined in headers),
 // __restrict__ is dropped (it cannot apply to the traced global_ptr),
+// __launch_bounds__(...) too,
 // and a kernel is launched with `<<<...>>>` in a rewritten file (or with
 // cudalab::launch), never called directly.
 #pragma once
@@ -93,6 +94,10 @@ using namespace ::cudalab::emu::device_api;
 #define __shared__ static thread_local
 #undef __restrict__
 #define __restrict__
+// Register and occupancy hints mean nothing on the CPU; CUDA's own definition
+// becomes an attribute g++ rejects.
+#undef __launch_bounds__
+#define __launch_bounds__(...)
 
 // ---- runtime API --------------------------------------------------------------------
 #define cudaMalloc ::cudalab::emu::cudaMalloc
