@@ -192,6 +192,43 @@ TEST_F(StreamsTest, AWaitBindsToTheRecordMadeBeforeIt) {
   ASSERT_EQ(cudaFree(b), cudaSuccess);
 }
 
+TEST_F(StreamsTest, WaitingForANeverRecordedEventIsNoWait) {
+  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudaStream_t side = stream(cudaStreamNonBlocking);
+  cudaEvent_t never = event();
+  Recording rec;
+  plain_streams::fill(a_, kCount, 1.0f, nullptr);
+  ASSERT_EQ(cudaStreamWaitEvent(side, never, 0), cudaSuccess);
+  plain_streams::sum(a_, kCount, out_, side);
+  result_after(side);
+  EXPECT_NE(first_report(rec, ReportKind::stream_race), nullptr) << rec.reports_text();
+}
+
+TEST_F(StreamsTest, ASynchronousCopyIsOrderedAfterBlockingStreamsOnly) {
+  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  std::vector<float> host(kCount);
+  {
+    cudaStream_t blocking = stream(cudaStreamDefault);
+    Recording rec;
+    plain_streams::fill(a_, kCount, 1.0f, blocking);
+    ASSERT_EQ(cudaMemcpy(host.data(), a_, kCount * sizeof(float), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_EQ(host[kCount - 1], 1.0f);
+    EXPECT_TRUE(rec.clean()) << rec.reports_text();
+  }
+  {
+    cudaStream_t non_blocking = stream(cudaStreamNonBlocking);
+    Recording rec;
+    plain_streams::fill(a_, kCount, 2.0f, non_blocking);
+    ASSERT_EQ(cudaMemcpy(host.data(), a_, kCount * sizeof(float), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    const auto* race = first_report(rec, ReportKind::stream_race);
+    ASSERT_NE(race, nullptr) << rec.reports_text();
+    EXPECT_NE(race->to_string().find("cudaMemcpy DtoH 4096 bytes"), std::string::npos)
+        << race->to_string();
+  }
+}
+
 TEST_F(StreamsTest, AHostSynchronisationOrdersWhatFollowsIt) {
   cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
   cudaStream_t one = stream(cudaStreamNonBlocking);
