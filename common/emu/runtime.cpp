@@ -307,6 +307,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 }
 
 cudaError_t cudaDeviceReset() {
+  detail::reset_device();
   take_fault();
   last_error = cudaSuccess;
   return cudaSuccess;

@@ -248,6 +248,7 @@ Operation* pick(Model& m, const Schedule& schedule) {
 }
 
 void check_against_done(Model& m, const Operation& op, const std::string& schedule) {
+  if (!current_options().checks.races) return;
   for (const Done& d : m.done) {
     if (d.stream_index == op.stream->index) continue;
     if (component(op.clock, d.stream_index) >= d.seq) continue;  // ordered
@@ -348,6 +349,17 @@ void synchronize_device() {
   VectorClock all;
   for (const auto& s : m.streams) join(all, s->last);
   host_waits_for(m, all);
+}
+
+void reset_device() {
+  synchronize_device();
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  for (const Stream* s : m.live_created) const_cast<Stream*>(s)->destroyed = true;
+  m.live_created.clear();
+  for (const Event* e : m.live_events) const_cast<Event*>(e)->destroyed = true;
+  m.live_events.clear();
+  update_active(m);
 }
 
 void synchronize_stream(cudaStream_t stream) {

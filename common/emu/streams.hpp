@@ -75,6 +75,9 @@ void run_queued();
 // the work they wait for (what later operations then happen after).
 void synchronize_device();
 void synchronize_stream(cudaStream_t stream);
+// cudaDeviceReset: runs what is queued, then every stream and event handle
+// is invalid.
+void reset_device();
 
 // The race checker (stream_races.cpp). `earlier` ran before `later`, on
 // another stream, and nothing orders them: report the first shared byte,

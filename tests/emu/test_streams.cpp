@@ -16,6 +16,8 @@ using cudalab::emu::ReportKind;
 
 constexpr int kCount = 1024;
 
+void CUDART_CB append(void* data) { static_cast<std::vector<int>*>(data)->push_back(1); }
+
 cudalab::emu::Options with_schedule(const std::string& schedule) {
   cudalab::emu::Options o = quiet();
   o.schedule = schedule;
@@ -229,6 +231,33 @@ TEST_F(StreamsTest, ASynchronousCopyIsOrderedAfterBlockingStreamsOnly) {
   }
 }
 
+TEST_F(StreamsTest, WithTheRaceCheckOffNothingIsReported) {
+  cudalab::emu::Options o = with_schedule("adversarial");
+  o.checks.races = false;
+  cudalab::emu::ScopedOptions scoped(o);
+  cudaStream_t side = stream(cudaStreamNonBlocking);
+  Recording rec;
+  plain_streams::fill(a_, kCount, 1.0f, nullptr);
+  plain_streams::sum(a_, kCount, out_, side);
+  result_after(side);
+  EXPECT_EQ(first_report(rec, ReportKind::stream_race), nullptr) << rec.reports_text();
+  EXPECT_EQ(first_report(rec, ReportKind::stream_race_unchecked), nullptr) << rec.reports_text();
+}
+
+TEST(StreamsReset, ADeviceResetRunsTheQueueAndInvalidatesStreamsAndEvents) {
+  cudaStream_t s = nullptr;
+  cudaEvent_t e = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+  std::vector<int> calls;
+  ASSERT_EQ(cudaLaunchHostFunc(s, append, &calls), cudaSuccess);
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  EXPECT_EQ(calls.size(), 1u);
+  EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(cudaEventRecord(e, nullptr), cudaErrorInvalidResourceHandle);
+  static_cast<void>(cudaGetLastError());
+}
+
 TEST_F(StreamsTest, AHostSynchronisationOrdersWhatFollowsIt) {
   cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
   cudaStream_t one = stream(cudaStreamNonBlocking);
@@ -335,8 +364,6 @@ TEST_F(StreamsTest, ADestroyedStreamIsAnInvalidHandle) {
   EXPECT_EQ(cudaStreamDestroy(s), cudaErrorInvalidResourceHandle);
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidResourceHandle);
 }
-
-void CUDART_CB append(void* data) { static_cast<std::vector<int>*>(data)->push_back(1); }
 
 TEST_F(StreamsTest, AHostFunctionRunsInItsStreamsOrder) {
   cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
