@@ -189,6 +189,17 @@ void execute_launch(const LaunchRequest& request, OperationAccesses* accesses) {
 
 }  // namespace
 
+namespace {
+thread_local const std::source_location* innermost_launch_site = nullptr;
+}  // namespace
+
+LaunchSite::LaunchSite(const std::source_location& site) noexcept
+    : saved_(innermost_launch_site), site_(site) {
+  innermost_launch_site = &site_;
+}
+LaunchSite::~LaunchSite() { innermost_launch_site = saved_; }
+const std::source_location* LaunchSite::current() noexcept { return innermost_launch_site; }
+
 void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
                 cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
                 ContextCopy copy_context) {
@@ -206,6 +217,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   what << "kernel " << kernel_name(kernel) << "<<<(" << grid.x << "," << grid.y << "," << grid.z
        << "), (" << block.x << "," << block.y << "," << block.z << ")>>>";
   op.what = what.str();
+  if (const std::source_location* site = LaunchSite::current()) op.call_site = SiteRef(*site);
   op.modelled_us = kKernelLaunchUs + kKernelPerThreadUs * static_cast<double>(grid.x) * grid.y *
                                          grid.z * block.x * block.y * block.z;
   op.run = [request, owned](OperationAccesses& accesses) { execute_launch(request, &accesses); };

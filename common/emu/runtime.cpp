@@ -124,7 +124,7 @@ const char* direction(const void* dst, const void* src, std::size_t bytes) {
 
 // Queues a copy on `stream`; `wait`: the host waits for it.
 void queue_copy(const char* call, void* dst, const void* src, std::size_t bytes, Allocation* to,
-                cudaStream_t stream, bool wait, const void* call_site) {
+                cudaStream_t stream, bool wait, detail::SiteRef call_site) {
   const char* dir = direction(dst, src, bytes);
   const bool device_side_only = std::string_view(dir) == "DtoD";
   detail::QueuedOperation op;
@@ -170,7 +170,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   }
   // On the legacy default stream, and the host waits: a non-blocking
   // stream's unordered work still races with it.
-  queue_copy("cudaMemcpy", dst, src, bytes, to, nullptr, true, __builtin_return_address(0));
+  queue_copy("cudaMemcpy", dst, src, bytes, to, nullptr, true,
+             detail::SiteRef::at_pc(__builtin_return_address(0)));
   return cudaSuccess;
 }
 
@@ -182,14 +183,14 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
   Allocation* to = nullptr;
   if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
   queue_copy("cudaMemcpyAsync", dst, src, bytes, to, stream, host_side_pageable(dst, src, bytes),
-             __builtin_return_address(0));
+             detail::SiteRef::at_pc(__builtin_return_address(0)));
   return cudaSuccess;
 }
 
 namespace {
 
 void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, Allocation* a,
-                  cudaStream_t stream, bool wait, const void* call_site) {
+                  cudaStream_t stream, bool wait, detail::SiteRef call_site) {
   detail::QueuedOperation op;
   op.stream = stream;
   op.what = std::string(call) + " " + std::to_string(bytes) + " bytes";
@@ -217,7 +218,8 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
     a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
     return cudaSuccess;
   }
-  queue_memset("cudaMemset", ptr, value, bytes, a, nullptr, true, __builtin_return_address(0));
+  queue_memset("cudaMemset", ptr, value, bytes, a, nullptr, true,
+               detail::SiteRef::at_pc(__builtin_return_address(0)));
   return cudaSuccess;
 }
 
@@ -227,7 +229,8 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_
   if (bytes == 0) return cudaSuccess;
   Allocation* a = detail::find_live(ptr, bytes);
   if (!a) return fail(cudaErrorInvalidValue);
-  queue_memset("cudaMemsetAsync", ptr, value, bytes, a, stream, false, __builtin_return_address(0));
+  queue_memset("cudaMemsetAsync", ptr, value, bytes, a, stream, false,
+               detail::SiteRef::at_pc(__builtin_return_address(0)));
   return cudaSuccess;
 }
 

@@ -40,7 +40,7 @@ std::pair<bool, ByteRange> first_overlap(const std::vector<ByteRange>& a,
 
 std::string describe(const OperationName& op) {
   std::string s = op.what + " on " + op.stream;
-  if (op.call_site) s += ", issued at " + format_site(SiteRef::at_pc(op.call_site));
+  if (op.call_site) s += ", issued at " + format_site(op.call_site);
   return s;
 }
 

@@ -458,7 +458,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_
   detail::QueuedOperation op;
   op.stream = stream;
   op.what = "cudaLaunchHostFunc";
-  op.call_site = __builtin_return_address(0);
+  op.call_site = detail::SiteRef::at_pc(__builtin_return_address(0));
   op.run = [fn, user_data](detail::OperationAccesses& accesses) {
     accesses.complete = false;
     accesses.incomplete_reason = "a host function's accesses are not traced";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudalab/emu/recorder.hpp"
+#include "engine.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -32,9 +33,9 @@ struct OperationAccesses {
 
 // What the report says about an operation.
 struct OperationName {
-  std::string what;                 // "kernel scale_kernel", "cudaMemcpyAsync HtoD 4096 bytes"
-  std::string stream;               // "the legacy default stream", "stream 2 (non-blocking)"
-  const void* call_site = nullptr;  // a return address in host code, resolved when reported
+  std::string what;    // "kernel scale_kernel", "cudaMemcpyAsync HtoD 4096 bytes"
+  std::string stream;  // "the legacy default stream", "stream 2 (non-blocking)"
+  SiteRef call_site;   // where host code issued it (none: unknown), resolved when reported
 };
 
 // The modelled clock's cost model (cudaEventElapsedTime reads it): a kernel
@@ -60,8 +61,8 @@ bool is_valid_stream(cudaStream_t stream) noexcept;
 struct QueuedOperation {
   cudaStream_t stream = nullptr;
   std::string what;
-  const void* call_site = nullptr;  // a return address in host code, or nullptr
-  double modelled_us = 0;           // its duration on the modelled clock
+  SiteRef call_site;       // a launch's source line, or a runtime call's return address
+  double modelled_us = 0;  // its duration on the modelled clock
   std::function<void(OperationAccesses&)> run;
 };
 // Queues the operation; with `wait`, also runs the queue and returns once

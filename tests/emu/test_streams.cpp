@@ -82,6 +82,9 @@ TEST_F(StreamsTest, UnorderedProducerAndConsumerRaceOnEverySchedule) {
     EXPECT_NE(text.find("sum_kernel"), std::string::npos) << text;
     EXPECT_NE(text.find("the legacy default stream"), std::string::npos) << text;
     EXPECT_NE(text.find("(non-blocking)"), std::string::npos) << text;
+    EXPECT_NE(text.find("issued at emu/plain_streams.cpp:"), std::string::npos)
+        << "the launches' lines\n"
+        << text;
     EXPECT_EQ(race->allocation_base, reinterpret_cast<std::uintptr_t>(a_));
     EXPECT_GE(race->address, race->allocation_base);
     EXPECT_LT(race->address, race->allocation_base + kCount * sizeof(float));

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <source_location>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -41,6 +42,24 @@ bool validate_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shar
 // queued (runtime.hpp) the launch keeps a copy of the parameter block, made
 // by `copy_context`, and runs at the next synchronisation point.
 using ContextCopy = std::shared_ptr<void> (*)(const void* context);
+
+// The source line of the launch this host thread is making, for the
+// duration of a chevron launch (launch_chevron sets it: the launch functions
+// below take a parameter pack, which leaves no room for a defaulted
+// source_location parameter).
+class LaunchSite {
+ public:
+  explicit LaunchSite(const std::source_location& site) noexcept;
+  ~LaunchSite();
+  LaunchSite(const LaunchSite&) = delete;
+  LaunchSite& operator=(const LaunchSite&) = delete;
+  // The innermost live LaunchSite's line of this thread; nullptr if none.
+  static const std::source_location* current() noexcept;
+
+ private:
+  const std::source_location* saved_;
+  std::source_location site_;
+};
 void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
                 cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
                 ContextCopy copy_context);
