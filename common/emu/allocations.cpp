@@ -1,4 +1,5 @@
-// The registry of device memory: every cudaMalloc, live or freed.
+// The registry of device memory: every cudaMalloc, live or freed; and the
+// page-locked host memory of cudaMallocHost.
 //
 // Each allocation sits between two red zones (guard bytes that belong to no
 // allocation), so that an instrumented `a[n]` just past the end is seen as
@@ -120,6 +121,50 @@ std::vector<AllocationInfo> live_allocations() {
   std::vector<AllocationInfo> out;
   for (auto& [base, a] : r.live) out.push_back({a->base, a->bytes, false});
   return out;
+}
+
+// ---- page-locked host memory ----------------------------------------------------------
+
+namespace {
+struct PinnedRegistry {
+  std::shared_mutex mutex;
+  std::map<std::uintptr_t, std::size_t> live;  // base -> bytes
+};
+PinnedRegistry& pinned() {
+  static PinnedRegistry r;
+  return r;
+}
+}  // namespace
+
+void* allocate_pinned(std::size_t bytes) {
+  const std::size_t rounded =
+      (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  void* memory = std::aligned_alloc(kAlignment, rounded);
+  if (!memory) return nullptr;
+  PinnedRegistry& r = pinned();
+  std::unique_lock lock(r.mutex);
+  r.live[reinterpret_cast<std::uintptr_t>(memory)] = std::max<std::size_t>(bytes, 1);
+  return memory;
+}
+
+bool release_pinned(void* base) {
+  PinnedRegistry& r = pinned();
+  std::unique_lock lock(r.mutex);
+  auto it = r.live.find(reinterpret_cast<std::uintptr_t>(base));
+  if (it == r.live.end()) return false;
+  r.live.erase(it);
+  std::free(base);
+  return true;
+}
+
+bool is_pinned(const void* p, std::size_t bytes) noexcept {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  PinnedRegistry& r = pinned();
+  std::shared_lock lock(r.mutex);
+  auto it = r.live.upper_bound(address);
+  if (it == r.live.begin()) return false;
+  --it;
+  return address >= it->first && address + bytes <= it->first + it->second;
 }
 
 }  // namespace cudalab::emu::detail

@@ -20,6 +20,7 @@
 #include "block_run.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
+#include "streams.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -473,7 +474,7 @@ std::uint64_t next_launch_id() { return ++launch_counter; }
 
 bool validate_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
                      cudaStream_t stream) {
-  if (!is_default_stream(stream)) {
+  if (!is_valid_stream(stream)) {
     set_last_error(cudaErrorInvalidResourceHandle);
     return false;
   }

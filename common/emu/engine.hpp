@@ -53,6 +53,10 @@ Allocation* find_live(const void* p, std::size_t bytes) noexcept;
 // range (red zones included) contains p; nullptr if none.
 Allocation* find_span(const void* p) noexcept;
 std::vector<AllocationInfo> live_allocations();
+// Page-locked host memory (cudaMallocHost): async copies from or to it stay async.
+void* allocate_pinned(std::size_t bytes);
+bool release_pinned(void* base);  // false: not a live pinned allocation
+bool is_pinned(const void* p, std::size_t bytes) noexcept;
 
 // ---- options and errors (runtime.cpp / recorder.cpp) ----
 const Options& current_options() noexcept;

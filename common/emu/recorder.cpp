@@ -13,6 +13,7 @@
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "engine.hpp"
+#include "streams.hpp"
 #include "symbolizer.hpp"
 
 namespace cudalab::emu {
@@ -24,6 +25,7 @@ std::uint64_t next_launch_id();              // engine.cpp
 
 struct RecordingAccess {
   static std::vector<LaunchRecord>& launches(Recording& r) { return r.launches_; }
+  static std::vector<Report>& stream_reports(Recording& r) { return r.stream_reports_; }
 };
 
 namespace {
@@ -113,26 +115,120 @@ std::uint32_t LaunchState::site_id(SiteRef site) {
   return id;
 }
 
-void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
-                void (*body)(void*), void* context, std::size_t context_bytes) {
+namespace {
+
+// What a launch needs to run, kept until it runs when its stream is queued.
+struct LaunchRequest {
+  const void* kernel = nullptr;
+  dim3 grid, block;
+  std::size_t shared_bytes = 0;
+  void (*body)(void*) = nullptr;
+  void* context = nullptr;
+  std::size_t context_bytes = 0;
+};
+
+// Queued launches keep this many traced accesses for the race checker (more
+// than a Recording keeps by default: a missed byte would be a missed race).
+constexpr std::size_t kRaceTraceLimit = std::size_t{1} << 24;
+
+void collect_accesses(const LaunchState& launch, OperationAccesses& out) {
+  if (!access_hooks_on) {
+    out.complete = false;
+    out.incomplete_reason = "the emulator's checks were off while " + launch.name + " ran";
+    return;
+  }
+  if (launch.accesses_seen == 0) {
+    out.complete = false;
+    out.incomplete_reason = launch.name +
+                            " made no traced access (is its file compiled with "
+                            "cudalab_emu_instrument, or are its pointers global_ptr?)";
+    return;
+  }
+  if (launch.accesses_kept < launch.accesses_seen) {
+    out.complete = false;
+    out.incomplete_reason = launch.name + " made more traced accesses than the race checker keeps";
+  }
+  for (const auto& [block, accesses] : launch.traces) {
+    for (const AccessRecord& a : accesses) {
+      if (a.is_shared()) continue;
+      const ByteRange r{a.address, a.address + std::max<unsigned>(a.bytes, 1)};
+      (a.is_write() || a.is_atomic() ? out.writes : out.reads).push_back(r);
+    }
+  }
+}
+
+void record_launch(LaunchState& launch);
+
+// Runs a launch; with `accesses`, keeps the bytes it touched for the race checker.
+void execute_launch(const LaunchRequest& request, OperationAccesses* accesses) {
   LaunchState launch;
-  launch.kernel = kernel;
-  launch.name = kernel_name(kernel);
-  launch.grid = grid;
-  launch.block = block;
-  launch.shared_bytes = shared_bytes;
-  launch.body = body;
-  launch.context = context;
-  launch.context_bytes = context_bytes;
+  launch.kernel = request.kernel;
+  launch.name = kernel_name(request.kernel);
+  launch.grid = request.grid;
+  launch.block = request.block;
+  launch.shared_bytes = request.shared_bytes;
+  launch.body = request.body;
+  launch.context = request.context;
+  launch.context_bytes = request.context_bytes;
   launch.id = next_launch_id();
   launch.options = global_options;
-  launch.recording = active_recording != nullptr;
-  launch.total_blocks = std::uint64_t{grid.x} * grid.y * grid.z;
-  launch.threads_per_block = block.x * block.y * block.z;
+  launch.recording = active_recording != nullptr || accesses != nullptr;
+  if (accesses) {
+    launch.options.max_recorded_accesses =
+        std::max(launch.options.max_recorded_accesses, kRaceTraceLimit);
+  }
+  launch.total_blocks = std::uint64_t{request.grid.x} * request.grid.y * request.grid.z;
+  launch.threads_per_block = request.block.x * request.block.y * request.block.z;
 
   run_launch_state(launch);
 
   if (launch.error != cudaSuccess) set_pending_fault(launch.error);
+  if (accesses) collect_accesses(launch, *accesses);
+  record_launch(launch);
+}
+
+}  // namespace
+
+namespace {
+thread_local const std::source_location* innermost_launch_site = nullptr;
+}  // namespace
+
+LaunchSite::LaunchSite(const std::source_location& site) noexcept
+    : saved_(innermost_launch_site), site_(site) {
+  innermost_launch_site = &site_;
+}
+LaunchSite::~LaunchSite() { innermost_launch_site = saved_; }
+const std::source_location* LaunchSite::current() noexcept { return innermost_launch_site; }
+
+void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
+                cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
+                ContextCopy copy_context) {
+  LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
+  if (runs_at_once(stream)) {
+    execute_launch(request, nullptr);
+    return;
+  }
+  // Queued: the parameter block is copied, as the GPU copies it at launch.
+  std::shared_ptr<void> owned = copy_context(context);
+  request.context = owned.get();
+  QueuedOperation op;
+  op.stream = stream;
+  std::ostringstream what;
+  what << "kernel " << kernel_name(kernel) << "<<<(" << grid.x << "," << grid.y << "," << grid.z
+       << "), (" << block.x << "," << block.y << "," << block.z << ")>>>";
+  op.what = what.str();
+  if (const std::source_location* site = LaunchSite::current()) op.call_site = SiteRef(*site);
+  op.modelled_us = kKernelLaunchUs + kKernelPerThreadUs * static_cast<double>(grid.x) * grid.y *
+                                         grid.z * block.x * block.y * block.z;
+  op.run = [request, owned](OperationAccesses& accesses) { execute_launch(request, &accesses); };
+  enqueue(std::move(op), false);
+}
+
+namespace {
+
+void record_launch(LaunchState& launch) {
+  const dim3 grid = launch.grid, block = launch.block;
+  const std::size_t shared_bytes = launch.shared_bytes;
   if (!active_recording) return;
 
   LaunchRecord record;
@@ -192,6 +288,14 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   launches.push_back(std::move(record));
 }
 
+}  // namespace
+
+void add_stream_report(Report report) {
+  if (global_options.print_reports) std::cerr << report.to_string() << std::flush;
+  if (active_recording)
+    RecordingAccess::stream_reports(*active_recording).push_back(std::move(report));
+}
+
 }  // namespace detail
 
 Options options() { return detail::global_options; }
@@ -227,6 +331,10 @@ const char* to_string(ReportKind kind) {
       return "kernel_exception";
     case ReportKind::shared_memory_limit:
       return "shared_memory_limit";
+    case ReportKind::stream_race:
+      return "stream_race";
+    case ReportKind::stream_race_unchecked:
+      return "stream_race_unchecked";
   }
   return "unknown";
 }
@@ -242,9 +350,16 @@ std::string Report::to_string() const {
   std::ostringstream s;
   const char* prefix = "========= ";
   s << prefix << message << "\n";
-  s << prefix << "    kind " << cudalab::emu::to_string(kind) << ", kernel " << kernel << "\n";
-  if (!file.empty()) s << prefix << "    at " << file << ":" << line << "\n";
-  s << prefix << "    by " << where.to_string() << "\n";
+  if (!second_operation.empty()) {
+    // About two operations of the device model, not a thread of one kernel.
+    s << prefix << "    kind " << cudalab::emu::to_string(kind) << "\n";
+    s << prefix << "    first  " << kernel << "\n";
+    s << prefix << "    second " << second_operation << "\n";
+  } else {
+    s << prefix << "    kind " << cudalab::emu::to_string(kind) << ", kernel " << kernel << "\n";
+    if (!file.empty()) s << prefix << "    at " << file << ":" << line << "\n";
+    s << prefix << "    by " << where.to_string() << "\n";
+  }
   if (allocation_base) {
     char buffer[96];
     std::snprintf(buffer, sizeof buffer,
@@ -384,11 +499,13 @@ const LaunchRecord& Recording::last() const {
 std::vector<Report> Recording::reports() const {
   std::vector<Report> all;
   for (const auto& l : launches_) all.insert(all.end(), l.reports.begin(), l.reports.end());
+  all.insert(all.end(), stream_reports_.begin(), stream_reports_.end());
   return all;
 }
 
 bool Recording::clean() const {
-  return std::all_of(launches_.begin(), launches_.end(),
+  return stream_reports_.empty() &&
+         std::all_of(launches_.begin(), launches_.end(),
                      [](const LaunchRecord& l) { return l.reports.empty(); });
 }
 
@@ -398,6 +515,9 @@ std::string Recording::reports_text() const {
   return text.empty() ? "no reports\n" : text;
 }
 
-void Recording::clear() { launches_.clear(); }
+void Recording::clear() {
+  launches_.clear();
+  stream_reports_.clear();
+}
 
 }  // namespace cudalab::emu

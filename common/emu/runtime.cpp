@@ -1,13 +1,17 @@
-// The CUDA runtime API subset, on host memory standing in for device memory.
+// The CUDA runtime API subset, on host memory standing in for device memory:
+// memory, copies, errors and devices (streams and events: streams.cpp).
 #include "cudalab/emu/runtime.hpp"
 
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "engine.hpp"
+#include "streams.hpp"
 
 namespace cudalab::emu {
 
@@ -45,6 +49,7 @@ bool is_default_stream(cudaStream_t stream) noexcept {
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return fail(cudaErrorInvalidValue);
+  detail::synchronize_device();  // implicit synchronisation, as on the GPU
   Allocation* a = detail::allocate(bytes);
   if (!a) {
     *ptr = nullptr;
@@ -56,55 +61,177 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
+  detail::synchronize_device();
   return detail::release(ptr) ? cudaSuccess : fail(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
-  if (bytes == 0) return cudaSuccess;
-  if (!dst || !src) return fail(cudaErrorInvalidValue);
-  Allocation* to = detail::find_live(dst, bytes);
+cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) { return cudaHostAlloc(ptr, bytes, 0); }
+
+cudaError_t cudaMallocHost(void** ptr, std::size_t bytes, unsigned int flags) {
+  return cudaHostAlloc(ptr, bytes, flags);
+}
+
+cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags) {
+  constexpr unsigned known =
+      cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+  if (!ptr || (flags & ~known)) return fail(cudaErrorInvalidValue);
+  detail::synchronize_device();
+  *ptr = detail::allocate_pinned(bytes);
+  return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  detail::synchronize_device();
+  return detail::release_pinned(ptr) ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+namespace {
+
+// Checks a copy's pointers against its direction; the allocation written
+// (nullptr for host memory) through `to`.
+cudaError_t check_copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                       Allocation** to) {
+  if (!dst || !src) return cudaErrorInvalidValue;
+  *to = detail::find_live(dst, bytes);
   const bool from_device = detail::find_live(src, bytes) != nullptr;
   switch (kind) {
     case cudaMemcpyHostToDevice:
-      if (!to) return fail(cudaErrorInvalidValue);
-      break;
+      return *to ? cudaSuccess : cudaErrorInvalidValue;
     case cudaMemcpyDeviceToHost:
-      if (!from_device) return fail(cudaErrorInvalidValue);
-      break;
+      return from_device ? cudaSuccess : cudaErrorInvalidValue;
     case cudaMemcpyDeviceToDevice:
-      if (!to || !from_device) return fail(cudaErrorInvalidValue);
-      break;
+      return *to && from_device ? cudaSuccess : cudaErrorInvalidValue;
     case cudaMemcpyHostToHost:
     case cudaMemcpyDefault:
-      break;
+      return cudaSuccess;
     default:
-      return fail(cudaErrorInvalidMemcpyDirection);
+      return cudaErrorInvalidMemcpyDirection;
   }
+}
+
+void copy_now(void* dst, const void* src, std::size_t bytes, Allocation* to) {
   std::memmove(dst, src, bytes);
   if (to) to->mark_initialised(reinterpret_cast<std::uintptr_t>(dst), bytes);
+}
+
+const char* direction(const void* dst, const void* src, std::size_t bytes) {
+  const bool to_device = detail::find_live(dst, bytes) != nullptr;
+  const bool from_device = detail::find_live(src, bytes) != nullptr;
+  if (to_device) return from_device ? "DtoD" : "HtoD";
+  return from_device ? "DtoH" : "HtoH";
+}
+
+// Queues a copy on `stream`; `wait`: the host waits for it.
+void queue_copy(const char* call, void* dst, const void* src, std::size_t bytes, Allocation* to,
+                cudaStream_t stream, bool wait, detail::SiteRef call_site) {
+  const char* dir = direction(dst, src, bytes);
+  const bool device_side_only = std::string_view(dir) == "DtoD";
+  detail::QueuedOperation op;
+  op.stream = stream;
+  op.what = std::string(call) + " " + dir + " " + std::to_string(bytes) + " bytes";
+  op.call_site = call_site;
+  const bool pinned = detail::is_pinned(dst, bytes) || detail::is_pinned(src, bytes);
+  const double bandwidth = device_side_only ? detail::kDeviceCopyBytesPerUs
+                           : pinned         ? detail::kPinnedBytesPerUs
+                                            : detail::kPageableBytesPerUs;
+  op.modelled_us = detail::kCopyOverheadUs + static_cast<double>(bytes) / bandwidth;
+  op.run = [dst, src, bytes, to](detail::OperationAccesses& accesses) {
+    copy_now(dst, src, bytes, to);
+    const auto d = reinterpret_cast<std::uintptr_t>(dst);
+    const auto s = reinterpret_cast<std::uintptr_t>(src);
+    accesses.reads.push_back({s, s + bytes});
+    accesses.writes.push_back({d, d + bytes});
+  };
+  detail::enqueue(std::move(op), wait);
+}
+
+// An async copy whose host side is pageable memory completes before the call
+// returns, as on the GPU.
+bool host_side_pageable(void* dst, const void* src, std::size_t bytes) {
+  const bool dst_host = detail::find_live(dst, bytes) == nullptr;
+  const bool src_host = detail::find_live(src, bytes) == nullptr;
+  return (dst_host && !detail::is_pinned(dst, bytes)) ||
+         (src_host && !detail::is_pinned(src, bytes));
+}
+
+}  // namespace
+
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  // A synchronisation point: queued work runs first, and its faults surface.
+  detail::run_queued();
+  if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
+  if (bytes == 0) return cudaSuccess;
+  Allocation* to = nullptr;
+  if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
+  if (detail::runs_at_once(nullptr)) {
+    copy_now(dst, src, bytes, to);
+    return cudaSuccess;
+  }
+  // On the legacy default stream, and the host waits: a non-blocking
+  // stream's unordered work still races with it.
+  queue_copy("cudaMemcpy", dst, src, bytes, to, nullptr, true,
+             detail::SiteRef::at_pc(__builtin_return_address(0)));
   return cudaSuccess;
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream) {
-  if (!detail::is_default_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
-  return cudaMemcpy(dst, src, bytes, kind);
+  if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  if (detail::runs_at_once(stream)) return cudaMemcpy(dst, src, bytes, kind);
+  if (bytes == 0) return cudaSuccess;
+  Allocation* to = nullptr;
+  if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
+  queue_copy("cudaMemcpyAsync", dst, src, bytes, to, stream, host_side_pageable(dst, src, bytes),
+             detail::SiteRef::at_pc(__builtin_return_address(0)));
+  return cudaSuccess;
 }
 
+namespace {
+
+void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, Allocation* a,
+                  cudaStream_t stream, bool wait, detail::SiteRef call_site) {
+  detail::QueuedOperation op;
+  op.stream = stream;
+  op.what = std::string(call) + " " + std::to_string(bytes) + " bytes";
+  op.call_site = call_site;
+  op.modelled_us = detail::kCopyOverheadUs + static_cast<double>(bytes) / detail::kMemsetBytesPerUs;
+  op.run = [ptr, value, bytes, a](detail::OperationAccesses& accesses) {
+    std::memset(ptr, value, bytes);
+    a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
+    const auto p = reinterpret_cast<std::uintptr_t>(ptr);
+    accesses.writes.push_back({p, p + bytes});
+  };
+  detail::enqueue(std::move(op), wait);
+}
+
+}  // namespace
+
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
+  detail::run_queued();
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
   if (bytes == 0) return cudaSuccess;
   Allocation* a = detail::find_live(ptr, bytes);
   if (!a) return fail(cudaErrorInvalidValue);
-  std::memset(ptr, value, bytes);
-  a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
+  if (detail::runs_at_once(nullptr)) {
+    std::memset(ptr, value, bytes);
+    a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
+    return cudaSuccess;
+  }
+  queue_memset("cudaMemset", ptr, value, bytes, a, nullptr, true,
+               detail::SiteRef::at_pc(__builtin_return_address(0)));
   return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream) {
-  if (!detail::is_default_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
-  return cudaMemset(ptr, value, bytes);
+  if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  if (detail::runs_at_once(stream)) return cudaMemset(ptr, value, bytes);
+  if (bytes == 0) return cudaSuccess;
+  Allocation* a = detail::find_live(ptr, bytes);
+  if (!a) return fail(cudaErrorInvalidValue);
+  queue_memset("cudaMemsetAsync", ptr, value, bytes, a, stream, false,
+               detail::SiteRef::at_pc(__builtin_return_address(0)));
+  return cudaSuccess;
 }
 
 cudaError_t cudaGetLastError() {
@@ -171,14 +298,19 @@ const char* cudaGetErrorString(cudaError_t error) {
   return e ? e->description : "unrecognized error code";
 }
 
-cudaError_t cudaDeviceSynchronize() { return fail(take_fault()); }
+cudaError_t cudaDeviceSynchronize() {
+  detail::synchronize_device();
+  return fail(take_fault());
+}
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  if (!detail::is_default_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
-  return cudaDeviceSynchronize();
+  if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  detail::synchronize_stream(stream);
+  return fail(take_fault());
 }
 
 cudaError_t cudaDeviceReset() {
+  detail::reset_device();
   take_fault();
   last_error = cudaSuccess;
   return cudaSuccess;

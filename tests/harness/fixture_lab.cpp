@@ -1,6 +1,7 @@
 // A deliberately broken "lab" for testing the shared harness itself: one
 // exercise per way student code goes wrong (right, crashes in a kernel,
-// never ends, right values from a racy kernel). Emulator only: the host
+// never ends, right values from a racy kernel, right values from two
+// streams that nothing orders). Emulator only: the host
 // compiler builds it against the emulator's shim.
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/check.hpp"
 #include "cudalab/harness/device_call.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/kernel.hpp"
@@ -43,6 +45,16 @@ __global__ void racy_kernel(global_ptr<float> out) { out[0] = 42.0f; }
 
 namespace {
 
+// The same copy on the default stream and on a non-blocking stream: the
+// right values whichever runs last, but a race between streams.
+void copy_on_two_streams(float* out, const float* in, int n) {
+  cudaStream_t side = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  cudalab::launch(copy_kernel, cudalab::LaunchShape{dim3(2), dim3(64), 0, side}, out, in, n);
+  cudalab::launch(copy_kernel, dim3(2), dim3(64), out, in, n);
+  CUDA_CHECK(cudaStreamDestroy(side));  // its work still runs, at the next synchronisation
+}
+
 class Backend : public cudalab::harness::BackendBase {
  public:
   virtual cudalab::harness::Observation run(const std::string& what, std::vector<float>& out) = 0;
@@ -58,6 +70,7 @@ class EmulatorBackend final : public cudalab::harness::BackendFor<Backend> {
       if (what == "crash") cudalab::launch(crash_kernel, dim3(2), dim3(64), device, n);
       if (what == "endless") cudalab::launch(endless_kernel, dim3(1), dim3(1), device);
       if (what == "racy") cudalab::launch(racy_kernel, dim3(1), dim3(64), device);
+      if (what == "two streams") copy_on_two_streams(device, in.data(), n);
     });
   }
 };
@@ -82,7 +95,8 @@ class Fixture : public OnBackend {
 const bool titled = cudalab::harness::describe_exercise(1, "right") &&
                     cudalab::harness::describe_exercise(2, "crashes in a kernel") &&
                     cudalab::harness::describe_exercise(3, "never ends") &&
-                    cudalab::harness::describe_exercise(4, "right values from a racy kernel");
+                    cudalab::harness::describe_exercise(4, "right values from a racy kernel") &&
+                    cudalab::harness::describe_exercise(5, "right values from unordered streams");
 
 TEST_P(Fixture, Ex1_Right) {
   expect_42("copy");
@@ -91,6 +105,7 @@ TEST_P(Fixture, Ex1_Right) {
 TEST_P(Fixture, Ex2_CrashesInAKernel) { expect_42("crash"); }
 TEST_P(Fixture, Ex3_NeverEnds) { expect_42("endless"); }
 TEST_P(Fixture, Ex4_RightValuesFromARacyKernel) { expect_42("racy"); }
+TEST_P(Fixture, Ex5_RightValuesFromUnorderedStreams) { expect_42("two streams"); }
 
 CUDALAB_ON_BOTH_BACKENDS(Fixture);
 

@@ -3,7 +3,7 @@
 // the compiler's message names the function.
 #include "cudalab/kernel.hpp"
 
-cudaError_t make_stream() {
-  cudaStream_t stream;
-  return cudaStreamCreate(&stream);
+cudaError_t allocate_stream_ordered(cudaStream_t stream) {
+  void* p = nullptr;
+  return cudaMallocAsync(&p, 256, stream);
 }

@@ -12,6 +12,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <source_location>
 #include <type_traits>
 #include <utility>
 
@@ -33,12 +34,16 @@ struct ChevronConfig {
   dim3 block;
   std::size_t shared_bytes = 0;
   cudaStream_t stream = 0;
+  // Where the launch is written (the default argument is evaluated there):
+  // reports about a queued launch name this line.
+  std::source_location site;
 
   template <std::convertible_to<dim3> Grid, std::convertible_to<dim3> Block,
             std::convertible_to<std::size_t> Bytes = std::size_t>
   ChevronConfig(const Grid& grid, const Block& block, const Bytes& shared_bytes = 0,
-                cudaStream_t stream = 0)
-      : grid(grid), block(block), shared_bytes(shared_bytes), stream(stream) {}
+                cudaStream_t stream = 0,
+                std::source_location site = std::source_location::current())
+      : grid(grid), block(block), shared_bytes(shared_bytes), stream(stream), site(site) {}
 
   template <class... Values>
   ChevronConfig(const Values&...) requires detail::wrong_number_of_launch_values<Values...> {
@@ -52,6 +57,7 @@ struct ChevronConfig {
 // out (k<float, 4><<<...>>>): the arguments convert to its parameter types.
 template <class... Params, class... Args>
 void launch_chevron(void (*kernel)(Params...), ChevronConfig config, Args&&... args) {
+  const detail::LaunchSite site(config.site);
   launch_kernel(kernel, config.grid, config.block, config.shared_bytes, config.stream,
                 std::forward<Args>(args)...);
 }

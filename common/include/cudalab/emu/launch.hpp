@@ -7,6 +7,8 @@
 #include <vector_types.h>
 
 #include <cstddef>
+#include <memory>
+#include <source_location>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -36,9 +38,31 @@ bool validate_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shar
 // Runs `body` once per CUDA thread of the grid, each on a fiber; blocks go to
 // the worker pool. `kernel` names the launch in reports; `context` (of
 // `context_bytes`) is the parameter block the threads copy their arguments
-// from, which instrumented kernel code may read.
+// from, which instrumented kernel code may read. On a stream whose work is
+// queued (runtime.hpp) the launch keeps a copy of the parameter block, made
+// by `copy_context`, and runs at the next synchronisation point.
+using ContextCopy = std::shared_ptr<void> (*)(const void* context);
+
+// The source line of the launch this host thread is making, for the
+// duration of a chevron launch (launch_chevron sets it: the launch functions
+// below take a parameter pack, which leaves no room for a defaulted
+// source_location parameter).
+class LaunchSite {
+ public:
+  explicit LaunchSite(const std::source_location& site) noexcept;
+  ~LaunchSite();
+  LaunchSite(const LaunchSite&) = delete;
+  LaunchSite& operator=(const LaunchSite&) = delete;
+  // The innermost live LaunchSite's line of this thread; nullptr if none.
+  static const std::source_location* current() noexcept;
+
+ private:
+  const std::source_location* saved_;
+  std::source_location site_;
+};
 void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
-                void (*body)(void*), void* context, std::size_t context_bytes);
+                cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
+                ContextCopy copy_context);
 
 }  // namespace detail
 
@@ -71,8 +95,11 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t
     Context c = detail::unseen_copy(*static_cast<const Context*>(erased));
     std::apply(c.kernel, std::move(c.parameters));  // by-value parameters: a copy per thread
   };
-  detail::run_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, body,
-                     &context, sizeof context);
+  auto copy_context = [](const void* c) -> std::shared_ptr<void> {
+    return std::make_shared<Context>(*static_cast<const Context*>(c));
+  };
+  detail::run_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream, body,
+                     &context, sizeof context, copy_context);
 }
 
 }  // namespace cudalab::emu

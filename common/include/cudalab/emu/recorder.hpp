@@ -50,6 +50,11 @@ struct Options {
   std::size_t max_reports_per_launch = 100;      // later ones are counted, not kept
   std::size_t max_recorded_accesses = 1u << 22;  // per launch; analyses still see all
   unsigned workers = 0;  // host threads running blocks; 0: CUDALAB_EMU_WORKERS or all cores
+  // The order queued stream work runs in: "fifo" (issue order), "adversarial"
+  // (the latest issued ready operation first: consumers before producers
+  // wherever nothing orders them) or a decimal seed (a random order, the
+  // same for the same seed). Empty: CUDALAB_EMU_SCHEDULE, else adversarial.
+  std::string schedule;
 };
 
 Options options();
@@ -72,18 +77,20 @@ class ScopedOptions {
 // ---- reports ----------------------------------------------------------------------
 
 enum class ReportKind {
-  out_of_bounds,        // access outside the allocation the pointer came from
-  use_after_free,       // access to an allocation already cudaFree'd
-  invalid_pointer,      // access through a pointer into no device allocation
-  misaligned_address,   // address not a multiple of the access's alignment (16 for float4)
-  intra_block_race,     // two threads of one block, same address, one barrier interval
-  inter_block_race,     // two blocks wrote one global address without atomics
-  uninitialized_read,   // read of device memory nothing wrote
-  divergent_barrier,    // threads wait at a barrier others never reach
-  warp_collective,      // a mask naming absent lanes, a shuffle reading an exited lane, ...
-  kernel_exception,     // a C++ exception escaped the kernel
-  shared_memory_limit,  // static shared memory over 48 KiB, or static + dynamic over the opt-in
-                        // limit
+  out_of_bounds,          // access outside the allocation the pointer came from
+  use_after_free,         // access to an allocation already cudaFree'd
+  invalid_pointer,        // access through a pointer into no device allocation
+  misaligned_address,     // address not a multiple of the access's alignment (16 for float4)
+  intra_block_race,       // two threads of one block, same address, one barrier interval
+  inter_block_race,       // two blocks wrote one global address without atomics
+  uninitialized_read,     // read of device memory nothing wrote
+  divergent_barrier,      // threads wait at a barrier others never reach
+  warp_collective,        // a mask naming absent lanes, a shuffle reading an exited lane, ...
+  kernel_exception,       // a C++ exception escaped the kernel
+  shared_memory_limit,    // static shared memory over 48 KiB, or static + dynamic over the opt-in
+                          // limit
+  stream_race,            // two operations of different streams, same bytes, one writing, unordered
+  stream_race_unchecked,  // an unordered pair of operations whose accesses were not all traced
 };
 const char* to_string(ReportKind kind);
 
@@ -95,9 +102,10 @@ struct ThreadId {
 
 struct Report {
   ReportKind kind = ReportKind::out_of_bounds;
-  std::string kernel;
-  ThreadId where;              // the thread that made the access / waits
-  std::uintptr_t address = 0;  // 0 when not about an address
+  std::string kernel;            // the kernel; for a race between streams, the first operation
+  std::string second_operation;  // a race between streams: the other operation
+  ThreadId where;                // the thread that made the access / waits
+  std::uintptr_t address = 0;    // 0 when not about an address
   std::size_t access_bytes = 0;
   bool is_write = false;
   std::uintptr_t allocation_base = 0;  // 0 when no allocation is involved
@@ -279,15 +287,17 @@ class Recording {
   Recording& operator=(const Recording&) = delete;
 
   const std::vector<LaunchRecord>& launches() const;
-  const LaunchRecord& last() const;  // throws std::logic_error when nothing was launched
-  std::vector<Report> reports() const;
-  bool clean() const;  // no report in any launch
+  const LaunchRecord& last() const;     // throws std::logic_error when nothing was launched
+  std::vector<Report> reports() const;  // the launches' reports, then the races between streams
+  bool clean() const;                   // no report in any launch, no race between streams
   std::string reports_text() const;
   void clear();
 
  private:
   friend struct detail::RecordingAccess;
   std::vector<LaunchRecord> launches_;
+  std::vector<Report>
+      stream_reports_;  // races between streams: about two operations, not one launch
 };
 
 // True while a Recording is alive (code that would open one can leave the

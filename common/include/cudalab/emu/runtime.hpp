@@ -4,11 +4,14 @@
 // so that the real libcudart symbols are never defined here: one binary can
 // link the GPU build of a lab and the emulator build side by side.
 //
-// The emulated device runs every launch to completion before the launch call
-// returns (as if everything ran on one synchronous default stream), so the
-// Async calls are their synchronous versions. Streams other than the default
-// ones (0, cudaStreamLegacy, cudaStreamPerThread) are rejected with
-// cudaErrorInvalidResourceHandle until lab 03 adds them.
+// Streams and events (docs/emulator.md, "The device model"): work issued on
+// a stream is queued and runs at the next host synchronisation point, in an
+// order a scheduler picks among those that respect stream order, events and
+// the default-stream rules (Options::schedule, CUDALAB_EMU_SCHEDULE); a race
+// checker reports two unordered operations of different streams touching the
+// same bytes. While no stream was created (every single-stream program) and
+// nothing is queued, work on the default streams runs at once, before the
+// call returns, as it always did.
 //
 // Errors. API misuse returns its error and also sets the "last error", as in
 // CUDA. A fault inside a kernel (out-of-bounds or freed memory:
@@ -46,6 +49,40 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes);
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream = nullptr);
 
+// Page-locked ("pinned") host memory: async copies from or to it stay
+// asynchronous; from or to any other host memory they complete before the
+// call returns, as on the GPU.
+cudaError_t cudaMallocHost(void** ptr, std::size_t bytes);
+cudaError_t cudaMallocHost(void** ptr, std::size_t bytes, unsigned int flags);
+template <class T>
+cudaError_t cudaMallocHost(T** ptr, std::size_t bytes, unsigned int flags = 0) {
+  return ::cudalab::emu::cudaMallocHost(reinterpret_cast<void**>(ptr), bytes, flags);
+}
+cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags);
+template <class T>
+cudaError_t cudaHostAlloc(T** ptr, std::size_t bytes, unsigned int flags) {
+  return ::cudalab::emu::cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
+}
+cudaError_t cudaFreeHost(void* ptr);
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
+
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+// Milliseconds between the two records on the modelled clock (the cost model
+// of docs/emulator.md), not host time.
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorString(cudaError_t error);
@@ -69,7 +106,7 @@ cudaError_t cudaFuncSetAttribute(void (*kernel)(Params...), cudaFuncAttribute at
 }
 
 namespace detail {
-// True for the stream handles the emulator accepts today.
+// True for the default streams (0, cudaStreamLegacy, cudaStreamPerThread).
 bool is_default_stream(cudaStream_t stream) noexcept;
 // Records an API error as the last error and returns it.
 cudaError_t set_last_error(cudaError_t error) noexcept;

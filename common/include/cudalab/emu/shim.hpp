@@ -17,7 +17,7 @@
 //   * the half and bfloat16 functions cuda_fp16.h/cuda_bf16.h leave to nvcc
 //     (__hfma, hexp, h2sqrt, __half2int_rn, ...: half_math.hpp).
 //   * the runtime API subset of runtime.hpp under CUDA's names (macros);
-//     every other runtime function (cudaStreamCreate, cudaMallocHost, ...)
+//     every other runtime function (cudaMallocAsync, cudaGraphLaunch, ...)
 //     is a compile error naming it (the generated runtime_not_provided.hpp).
 //
 // Shared memory:
@@ -119,6 +119,22 @@ using namespace ::cudalab::emu::device_api;
 #define cudaGetDeviceProperties ::cudalab::emu::cudaGetDeviceProperties
 #define cudaDeviceGetAttribute ::cudalab::emu::cudaDeviceGetAttribute
 #define cudaFuncSetAttribute ::cudalab::emu::cudaFuncSetAttribute
+#define cudaMallocHost ::cudalab::emu::cudaMallocHost
+#define cudaHostAlloc ::cudalab::emu::cudaHostAlloc
+#define cudaFreeHost ::cudalab::emu::cudaFreeHost
+#define cudaStreamCreate ::cudalab::emu::cudaStreamCreate
+#define cudaStreamCreateWithFlags ::cudalab::emu::cudaStreamCreateWithFlags
+#define cudaStreamDestroy ::cudalab::emu::cudaStreamDestroy
+#define cudaStreamQuery ::cudalab::emu::cudaStreamQuery
+#define cudaStreamWaitEvent ::cudalab::emu::cudaStreamWaitEvent
+#define cudaLaunchHostFunc ::cudalab::emu::cudaLaunchHostFunc
+#define cudaEventCreate ::cudalab::emu::cudaEventCreate
+#define cudaEventCreateWithFlags ::cudalab::emu::cudaEventCreateWithFlags
+#define cudaEventDestroy ::cudalab::emu::cudaEventDestroy
+#define cudaEventRecord ::cudalab::emu::cudaEventRecord
+#define cudaEventSynchronize ::cudalab::emu::cudaEventSynchronize
+#define cudaEventQuery ::cudalab::emu::cudaEventQuery
+#define cudaEventElapsedTime ::cudalab::emu::cudaEventElapsedTime
 
 // Every other runtime function is renamed to <name>_is_not_provided_by_the_cudalab_emulator,
 // so that calling it is a compile error naming it. Without this, the call would

@@ -1,0 +1,545 @@
+// The device model: streams, events, the queue of work they hold, the
+// scheduler that runs it and the happens-before relation the race checker
+// asks about (docs/emulator.md, "The device model").
+//
+// Happens-before is a vector clock per operation with one component per
+// stream: operation k of stream s has clock[s] == k, and it happens after
+// operation j of stream t exactly when its clock[t] >= j. An operation's
+// clock joins its stream's previous clock, the host's clock (what the host
+// waited for before issuing it), the events its stream waits for and the
+// default-stream rules. The same clocks decide when a queued operation may
+// run (every operation it happens after has run), so the scheduler can pick
+// any ready operation and still respect every ordering the program asked for.
+#include "streams.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <unordered_set>
+
+#include "cudalab/emu/recorder.hpp"
+#include "cudalab/emu/runtime.hpp"
+#include "engine.hpp"
+
+namespace cudalab::emu::detail {
+
+namespace {
+
+using VectorClock = std::vector<std::uint32_t>;
+
+void join(VectorClock& into, const VectorClock& other) {
+  if (into.size() < other.size()) into.resize(other.size(), 0);
+  for (std::size_t i = 0; i < other.size(); ++i) into[i] = std::max(into[i], other[i]);
+}
+
+std::uint32_t component(const VectorClock& c, std::size_t i) { return i < c.size() ? c[i] : 0; }
+
+enum class StreamKind { legacy, per_thread, blocking, non_blocking };
+
+struct Operation;
+
+struct Stream {
+  StreamKind kind = StreamKind::blocking;
+  std::uint32_t index = 0;   // its component in vector clocks
+  std::uint32_t number = 0;  // created streams are numbered 1, 2, ... in reports
+  std::uint32_t issued = 0;
+  std::uint32_t executed = 0;
+  VectorClock last;               // the clock its next operation starts from
+  std::vector<double> end_times;  // modelled end of its operation k at [k - 1]
+  std::deque<std::unique_ptr<Operation>> queue;
+  bool destroyed = false;
+
+  std::string name() const {
+    switch (kind) {
+      case StreamKind::legacy:
+        return "the legacy default stream";
+      case StreamKind::per_thread:
+        return "the per-thread default stream of thread " + std::to_string(number);
+      case StreamKind::blocking:
+        return "stream " + std::to_string(number);
+      case StreamKind::non_blocking:
+        return "stream " + std::to_string(number) + " (non-blocking)";
+    }
+    return "a stream";
+  }
+  bool blocking() const { return kind == StreamKind::blocking || kind == StreamKind::per_thread; }
+};
+
+struct Operation {
+  Stream* stream = nullptr;
+  std::uint32_t seq = 0;
+  std::uint64_t issue_order = 0;
+  VectorClock clock;
+  QueuedOperation work;
+  OperationName name;
+  OperationAccesses accesses;
+};
+
+// An operation that ran, kept for the race checker until the host's clock
+// shows that every later operation happens after it.
+struct Done {
+  std::uint32_t stream_index;
+  std::uint32_t seq;
+  OperationName name;
+  OperationAccesses accesses;
+};
+
+struct Event {
+  unsigned flags = 0;
+  bool recorded = false;
+  VectorClock clock;
+  double time_us = 0;
+  bool destroyed = false;
+};
+
+struct Model {
+  std::recursive_mutex mutex;
+  std::vector<std::unique_ptr<Stream>> streams;  // never shrinks: handles stay recognisable
+  std::unordered_set<const Stream*> live_created;
+  std::vector<std::unique_ptr<Event>> events;
+  std::unordered_set<const Event*> live_events;
+  Stream* legacy = nullptr;
+  std::uint32_t created_count = 0;
+  std::uint32_t per_thread_count = 0;
+  VectorClock host;         // what the host has waited for
+  double host_time_us = 0;  // the modelled time the host last waited until
+  std::uint64_t issue_counter = 0;
+  std::size_t queued = 0;
+  std::vector<Done> done;
+  std::set<std::string> reported;  // pairs reported in this run of the queue
+  std::mt19937_64 random;
+
+  Model() { legacy = add_stream(StreamKind::legacy); }
+
+  Stream* add_stream(StreamKind kind) {
+    auto s = std::make_unique<Stream>();
+    s->kind = kind;
+    s->index = static_cast<std::uint32_t>(streams.size());
+    streams.push_back(std::move(s));
+    return streams.back().get();
+  }
+};
+
+Model& model() {
+  static Model m;
+  return m;
+}
+
+// Set while anything is queued, any created stream lives or any operation
+// waits to be checked: the one thing the single-stream fast path reads.
+std::atomic<bool> model_active{false};
+
+void update_active(Model& m) {
+  model_active.store(m.queued > 0 || !m.live_created.empty() || !m.done.empty(),
+                     std::memory_order_release);
+}
+
+thread_local Stream* this_thread_stream = nullptr;
+
+Stream* stream_of(Model& m, cudaStream_t handle) {
+  if (handle == nullptr || handle == cudaStreamLegacy) return m.legacy;
+  if (handle == cudaStreamPerThread) {
+    if (!this_thread_stream) {
+      this_thread_stream = m.add_stream(StreamKind::per_thread);
+      this_thread_stream->number = ++m.per_thread_count;
+    }
+    return this_thread_stream;
+  }
+  auto* s = reinterpret_cast<Stream*>(handle);
+  return m.live_created.count(s) ? s : nullptr;
+}
+
+// The clock the next operation of `s` starts from: its own order, what the
+// host waited for, and the legacy default stream's rules (it waits for the
+// blocking streams' earlier work; they wait for its earlier work).
+VectorClock start_clock(Model& m, const Stream& s) {
+  VectorClock c = s.last;
+  join(c, m.host);
+  if (s.kind == StreamKind::legacy) {
+    for (const auto& other : m.streams) {
+      if (other->blocking()) join(c, other->last);
+    }
+  } else if (s.blocking()) {
+    join(c, m.legacy->last);
+  }
+  return c;
+}
+
+// When every operation `clock` names has ended, on the modelled clock.
+double ready_time(const Model& m, const VectorClock& clock) {
+  double t = m.host_time_us;
+  for (std::size_t i = 0; i < clock.size(); ++i) {
+    if (clock[i] > 0) t = std::max(t, m.streams[i]->end_times[clock[i] - 1]);
+  }
+  return t;
+}
+
+bool has_run(const Model& m, const VectorClock& clock) {
+  for (std::size_t i = 0; i < clock.size(); ++i) {
+    if (m.streams[i]->executed < clock[i]) return false;
+  }
+  return true;
+}
+
+// ---- the scheduler ---------------------------------------------------------------
+
+enum class Policy { fifo, adversarial, seeded };
+
+struct Schedule {
+  Policy policy = Policy::adversarial;
+  std::string text = "adversarial";
+};
+
+Schedule current_schedule(Model& m) {
+  std::string text = current_options().schedule;
+  if (text.empty()) {
+    if (const char* env = std::getenv("CUDALAB_EMU_SCHEDULE")) text = env;
+  }
+  Schedule s;
+  if (text.empty() || text == "adversarial") return s;
+  if (text == "fifo") return {Policy::fifo, text};
+  char* end = nullptr;
+  const unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0') {
+    std::cerr << "cudalab emulator: CUDALAB_EMU_SCHEDULE=" << text
+              << " is neither fifo, adversarial nor a seed; using adversarial\n";
+    return s;
+  }
+  // Seeded afresh for each run of the queue: the same program and seed give
+  // the same order, whatever ran before in the process.
+  m.random.seed(seed);
+  return {Policy::seeded, "seed " + text};
+}
+
+Operation* pick(Model& m, const Schedule& schedule) {
+  std::vector<Operation*> ready;
+  for (const auto& s : m.streams) {
+    if (s->queue.empty()) continue;
+    Operation* head = s->queue.front().get();
+    // Ready when what it happens after has run (its own stream's earlier
+    // work has: it is the head).
+    VectorClock before = head->clock;
+    before[s->index] = head->seq - 1;
+    if (has_run(m, before)) ready.push_back(head);
+  }
+  if (ready.empty()) return nullptr;
+  auto by_issue = [](const Operation* a, const Operation* b) {
+    return a->issue_order < b->issue_order;
+  };
+  switch (schedule.policy) {
+    case Policy::fifo:
+      return *std::min_element(ready.begin(), ready.end(), by_issue);
+    case Policy::adversarial:
+      // The latest issued first: a consumer runs before its producer
+      // wherever nothing orders them.
+      return *std::max_element(ready.begin(), ready.end(), by_issue);
+    case Policy::seeded:
+      std::sort(ready.begin(), ready.end(), by_issue);
+      return ready[std::uniform_int_distribution<std::size_t>(0, ready.size() - 1)(m.random)];
+  }
+  return nullptr;
+}
+
+void check_against_done(Model& m, const Operation& op, const std::string& schedule) {
+  if (!current_options().checks.races) return;
+  for (const Done& d : m.done) {
+    if (d.stream_index == op.stream->index) continue;
+    if (component(op.clock, d.stream_index) >= d.seq) continue;  // ordered
+    check_unordered_pair(d.name, d.accesses, op.name, op.accesses, schedule, m.reported);
+  }
+}
+
+void execute(Model& m, Operation& op, const std::string& schedule) {
+  op.work.run(op.accesses);
+  merge_ranges(op.accesses.reads);
+  merge_ranges(op.accesses.writes);
+  check_against_done(m, op, schedule);
+  op.stream->executed = op.seq;
+  m.done.push_back({op.stream->index, op.seq, std::move(op.name), std::move(op.accesses)});
+}
+
+// Forgets the operations every later one happens after: the host waited for them.
+void forget_ordered(Model& m) {
+  std::erase_if(m.done, [&](const Done& d) { return component(m.host, d.stream_index) >= d.seq; });
+}
+
+void host_waits_for(Model& m, const VectorClock& clock) {
+  join(m.host, clock);
+  m.host_time_us = std::max(m.host_time_us, ready_time(m, clock));
+  forget_ordered(m);
+  update_active(m);
+}
+
+}  // namespace
+
+bool runs_at_once(cudaStream_t stream) noexcept {
+  if (model_active.load(std::memory_order_acquire)) return false;
+  return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
+}
+
+bool is_valid_stream(cudaStream_t stream) noexcept {
+  if (is_default_stream(stream)) return true;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  return m.live_created.count(reinterpret_cast<const Stream*>(stream)) != 0;
+}
+
+void run_queued() {
+  if (!model_active.load(std::memory_order_acquire)) return;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  if (m.queued == 0) return;
+  const Schedule schedule = current_schedule(m);
+  m.reported.clear();
+  while (m.queued > 0) {
+    Operation* op = pick(m, schedule);
+    if (!op) {
+      std::cerr << "cudalab emulator: queued stream work waits for itself (a bug in the "
+                   "emulator); it is dropped\n";
+      for (auto& s : m.streams) s->queue.clear();
+      m.queued = 0;
+      break;
+    }
+    std::unique_ptr<Operation> owned = std::move(op->stream->queue.front());
+    op->stream->queue.pop_front();
+    --m.queued;
+    execute(m, *owned, schedule.text);
+  }
+  update_active(m);
+}
+
+void enqueue(QueuedOperation work, bool wait) {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Stream* s = stream_of(m, work.stream);
+  auto op = std::make_unique<Operation>();
+  op->stream = s;
+  op->clock = start_clock(m, *s);
+  const double start = ready_time(m, op->clock);
+  op->seq = ++s->issued;
+  if (op->clock.size() <= s->index) op->clock.resize(s->index + 1, 0);
+  op->clock[s->index] = op->seq;
+  s->last = op->clock;
+  op->issue_order = ++m.issue_counter;
+  s->end_times.push_back(start + work.modelled_us);
+  op->name = {work.what, s->name(), work.call_site};
+  op->work = std::move(work);
+  const VectorClock clock = op->clock;
+  s->queue.push_back(std::move(op));
+  ++m.queued;
+  model_active.store(true, std::memory_order_release);
+  if (wait) {
+    run_queued();
+    host_waits_for(m, clock);
+  }
+}
+
+void synchronize_device() {
+  if (!model_active.load(std::memory_order_acquire)) return;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  run_queued();
+  VectorClock all;
+  for (const auto& s : m.streams) join(all, s->last);
+  host_waits_for(m, all);
+}
+
+void reset_device() {
+  synchronize_device();
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  for (const Stream* s : m.live_created) const_cast<Stream*>(s)->destroyed = true;
+  m.live_created.clear();
+  for (const Event* e : m.live_events) const_cast<Event*>(e)->destroyed = true;
+  m.live_events.clear();
+  update_active(m);
+}
+
+void synchronize_stream(cudaStream_t stream) {
+  if (!model_active.load(std::memory_order_acquire)) return;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  run_queued();
+  Stream* s = stream_of(m, stream);
+  if (!s) return;
+  // The default streams' own rules decide what a wait for them covers.
+  host_waits_for(m, is_default_stream(stream) ? start_clock(m, *s) : s->last);
+}
+
+}  // namespace cudalab::emu::detail
+
+// ---- the runtime API of streams and events --------------------------------------------
+
+namespace cudalab::emu {
+
+namespace {
+
+using detail::Event;
+using detail::model;
+using detail::Stream;
+
+cudaError_t fail(cudaError_t e) { return detail::set_last_error(e); }
+
+Event* live_event(detail::Model& m, cudaEvent_t handle) {
+  auto* e = reinterpret_cast<Event*>(handle);
+  return e && m.live_events.count(e) ? e : nullptr;
+}
+
+cudaError_t create_stream(cudaStream_t* stream, unsigned int flags) {
+  if (!stream || (flags & ~unsigned{cudaStreamNonBlocking})) return fail(cudaErrorInvalidValue);
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Stream* s = m.add_stream((flags & cudaStreamNonBlocking) ? detail::StreamKind::non_blocking
+                                                           : detail::StreamKind::blocking);
+  s->number = ++m.created_count;
+  // Work issued before the stream existed is ordered before it only where the
+  // host waited for it; the clock starts from there.
+  s->last = m.host;
+  m.live_created.insert(s);
+  detail::model_active.store(true, std::memory_order_release);
+  *stream = reinterpret_cast<cudaStream_t>(s);
+  return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return create_stream(stream, 0); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  return create_stream(stream, flags);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  auto* s = reinterpret_cast<Stream*>(stream);
+  if (detail::is_default_stream(stream) || !m.live_created.count(s)) {
+    return fail(cudaErrorInvalidResourceHandle);
+  }
+  // Its queued work still runs, as on the GPU; the handle is invalid from now on.
+  s->destroyed = true;
+  m.live_created.erase(s);
+  detail::update_active(m);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  // A query is a synchronisation point here: the queue runs, so the stream's
+  // work is done and the answer is always cudaSuccess.
+  detail::synchronize_stream(stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  if (flags != 0) return fail(cudaErrorInvalidValue);
+  Event* e = live_event(m, event);
+  Stream* s = detail::stream_of(m, stream);
+  if (!e || !s) return fail(cudaErrorInvalidResourceHandle);
+  // Binds to the record made last before this call; a never-recorded event
+  // is no wait at all.
+  if (e->recorded) detail::join(s->last, e->clock);
+  return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  if (!fn) return fail(cudaErrorInvalidValue);
+  if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  const bool at_once = detail::runs_at_once(stream);
+  detail::QueuedOperation op;
+  op.stream = stream;
+  op.what = "cudaLaunchHostFunc";
+  op.call_site = detail::SiteRef::at_pc(__builtin_return_address(0));
+  op.run = [fn, user_data](detail::OperationAccesses& accesses) {
+    accesses.complete = false;
+    accesses.incomplete_reason = "a host function's accesses are not traced";
+    fn(user_data);
+  };
+  detail::enqueue(std::move(op), at_once);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+
+cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags) {
+  return cudaEventCreateWithFlags(event, flags);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  constexpr unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (!event || (flags & ~known)) return fail(cudaErrorInvalidValue);
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  m.events.push_back(std::make_unique<Event>());
+  Event* e = m.events.back().get();
+  e->flags = flags;
+  m.live_events.insert(e);
+  *event = reinterpret_cast<cudaEvent_t>(e);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Event* e = live_event(m, event);
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  e->destroyed = true;
+  m.live_events.erase(e);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Event* e = live_event(m, event);
+  Stream* s = detail::stream_of(m, stream);
+  if (!e || !s) return fail(cudaErrorInvalidResourceHandle);
+  // The record completes when the work before it on the stream (with the
+  // default-stream rules) has: that work is its clock.
+  e->clock = detail::start_clock(m, *s);
+  e->time_us = detail::ready_time(m, e->clock);
+  e->recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Event* e = live_event(m, event);
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  detail::run_queued();
+  if (e->recorded) detail::host_waits_for(m, e->clock);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  // As cudaStreamQuery: the queue runs, the event is complete.
+  return cudaEventSynchronize(event);
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms) return fail(cudaErrorInvalidValue);
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Event* a = live_event(m, start);
+  Event* b = live_event(m, end);
+  if (!a || !b) return fail(cudaErrorInvalidResourceHandle);
+  if ((a->flags | b->flags) & cudaEventDisableTiming) return fail(cudaErrorInvalidResourceHandle);
+  if (!a->recorded || !b->recorded) return fail(cudaErrorInvalidResourceHandle);
+  if (!detail::has_run(m, a->clock) || !detail::has_run(m, b->clock)) {
+    return fail(cudaErrorNotReady);
+  }
+  *ms = static_cast<float>((b->time_us - a->time_us) / 1000.0);
+  return cudaSuccess;
+}
+
+}  // namespace cudalab::emu
