@@ -159,6 +159,17 @@ __global__ void ldmatrix_four_ways(const std::uint16_t* tile, std::uint32_t* out
   for (int i = 0; i < 2; ++i) mine[10 + i] = b[i];
 }
 
+// The bug: only the lower half of the warp loads the wmma fragment.
+__global__ void wmma_load_half_warp(const float* tile, float* out) {
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+  wmma::fill_fragment(acc, 0.0f);
+  const int lane = threadIdx.x % 32;
+  if (lane < 16) {
+    wmma::load_matrix_sync(acc, tile, 16, wmma::mem_row_major);
+  }
+  for (int i = 0; i < acc.num_elements; ++i) out[acc.num_elements * lane + i] = acc.x[i];
+}
+
 // The bug: only the lower half of the warp reaches the ldmatrix.
 __global__ void ldmatrix_half_warp(std::uint32_t* out) {
   __shared__ __align__(16) std::uint16_t staged[32][8];
@@ -296,6 +307,19 @@ Registers ldmatrix_tile(const std::vector<std::uint16_t>& tile) {
   CUDA_CHECK(
       cudaMemcpy(result.r.data(), d_out, 32 * 12 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(const_cast<std::uint16_t*>(d_tile)));
+  CUDA_CHECK(cudaFree(d_out));
+  return result;
+}
+
+Gemm wmma_load_from_half_warp() {
+  const float* d_tile = to_device<float>(std::vector<float>(16 * 16, 1.0f));
+  float* d_out = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_out, 32 * 8 * sizeof(float)));
+  wmma_load_half_warp<<<1, 32>>>(d_tile, d_out);
+  Gemm result;
+  result.error = cudaDeviceSynchronize();
+  result.c = to_host(d_out, 32 * 8);
+  CUDA_CHECK(cudaFree(const_cast<float*>(d_tile)));
   CUDA_CHECK(cudaFree(d_out));
   return result;
 }

@@ -40,6 +40,8 @@ struct Registers {
   /* ldmatrix_x2 of its columns 0..7, ldmatrix_x4_trans (the B fragments of columns 0..7 */      \
   /* and 8..15), ldmatrix_x2_trans of columns 8..15 (the B fragment of those). */                \
   Registers ldmatrix_tile(const std::vector<std::uint16_t>& tile);                               \
+  /* Lanes 0-15 load a wmma accumulator fragment of 16 x 16 ones, the others do not. */          \
+  Gemm wmma_load_from_half_warp();                                                               \
   /* Lanes 0-15 call ldmatrix_x4, the others do not; r holds each lane's r[0..3]. */             \
   Registers ldmatrix_from_half_warp();                                                           \
   /* 64 chunks of 16 bytes (256 words) through cp.async; chunk c copies c % 17 bytes */          \

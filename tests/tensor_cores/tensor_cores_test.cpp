@@ -215,6 +215,24 @@ TEST(TensorCoresEmu, LdmatrixReadsAreTracedSharedAccesses) {
   EXPECT_EQ(row_reads, 32u * 2 + 16u * 2);
 }
 
+TEST(TensorCoresEmu, AWmmaLoadFromHalfAWarpIsReportedAtItsLine) {
+  auto scoped = quiet();
+  cudalab::emu::Recording rec;
+  const Gemm g = on_emu::wmma_load_from_half_warp();
+  EXPECT_EQ(g.error, cudaErrorLaunchFailure);
+  const auto reports = rec.reports();
+  ASSERT_FALSE(reports.empty());
+  const auto& r = reports.front();
+  EXPECT_EQ(r.kind, cudalab::emu::ReportKind::warp_collective);
+  EXPECT_NE(r.message.find("wmma::load_matrix_sync"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("all 32 lanes"), std::string::npos) << r.message;
+  EXPECT_NE(r.kernel.find("wmma_load_half_warp"), std::string::npos) << r.kernel;
+  EXPECT_EQ(r.file, on_emu::kernel_file);
+  EXPECT_NE(source_line(r.file, r.line).find("wmma::load_matrix_sync(acc, tile, 16"),
+            std::string::npos)
+      << r.to_string();
+}
+
 TEST(TensorCoresEmu, AnLdmatrixFromHalfAWarpIsReportedAtItsLine) {
   auto scoped = quiet();
   cudalab::emu::Recording rec;

@@ -26,8 +26,9 @@
 //
 // load_matrix_sync and store_matrix_sync read and write through the
 // kernel's own pointer, element by element, so that instrumented kernels
-// see (and the emulator traces and checks) every access. Unlike mma_sync
-// they are not checked for all 32 lanes taking part.
+// see (and the emulator traces and checks) every access. Like mma_sync they
+// are warp-wide: a call that not all 32 lanes make is a warp_collective
+// report at the caller's line (common/emu/warp_wmma.cpp).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -81,6 +82,13 @@ std::uint32_t bits16(const T& value) noexcept {
   return bits;
 }
 
+}  // namespace cudalab::emu::detail
+
+namespace cudalab::emu::detail {
+// Meets the other 31 lanes of the warp; false (and a report naming
+// `instruction` at `site`) when not all of them make this call.
+bool wmma_whole_warp(const char* instruction, const char* when_missing,
+                     const std::source_location& site);
 }  // namespace cudalab::emu::detail
 
 namespace nvcuda::wmma {
@@ -173,10 +181,15 @@ inline void fill_fragment(fragment<Use, M, N, K, T, Layout>& f,
 
 // matrix_a / matrix_b: the memory layout is the fragment's Layout.
 template <class Use, int M, int N, int K, class T, class Layout, class P>
-inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& f, const P* p, unsigned ldm) {
+inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& f, const P* p, unsigned ldm,
+                             std::source_location site = std::source_location::current()) {
   static_assert(std::is_same_v<Layout, row_major> || std::is_same_v<Layout, col_major>,
                 "load_matrix_sync without a layout_t loads matrix_a or matrix_b fragments, "
                 "whose type names row_major or col_major");
+  if (!::cudalab::emu::detail::wmma_whole_warp("wmma::load_matrix_sync",
+                                               "the fragment is left as it was", site)) {
+    return;
+  }
   const int lane = static_cast<int>(::cudalab::emu::detail::lane_id());
   for (int i = 0; i < f.num_elements; ++i) {
     const auto at = detail::element_at<Use, K>(lane, i);
@@ -186,7 +199,12 @@ inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& f, const P* p, u
 
 template <int M, int N, int K>
 inline void load_matrix_sync(fragment<accumulator, M, N, K, float>& f, const float* p, unsigned ldm,
-                             layout_t layout) {
+                             layout_t layout,
+                             std::source_location site = std::source_location::current()) {
+  if (!::cudalab::emu::detail::wmma_whole_warp("wmma::load_matrix_sync",
+                                               "the fragment is left as it was", site)) {
+    return;
+  }
   const int lane = static_cast<int>(::cudalab::emu::detail::lane_id());
   for (int i = 0; i < f.num_elements; ++i) {
     f.x[i] = p[detail::offset(detail::element_at<accumulator, K>(lane, i), ldm,
@@ -196,7 +214,12 @@ inline void load_matrix_sync(fragment<accumulator, M, N, K, float>& f, const flo
 
 template <int M, int N, int K>
 inline void store_matrix_sync(float* p, const fragment<accumulator, M, N, K, float>& f,
-                              unsigned ldm, layout_t layout) {
+                              unsigned ldm, layout_t layout,
+                              std::source_location site = std::source_location::current()) {
+  if (!::cudalab::emu::detail::wmma_whole_warp("wmma::store_matrix_sync", "nothing is stored",
+                                               site)) {
+    return;
+  }
   const int lane = static_cast<int>(::cudalab::emu::detail::lane_id());
   for (int i = 0; i < f.num_elements; ++i) {
     p[detail::offset(detail::element_at<accumulator, K>(lane, i), ldm, layout == mem_row_major)] =
