@@ -88,11 +88,20 @@ const Figure& BenchRun::add_throughput(std::string name, std::string version,
   return result_.figures.back();
 }
 
+namespace {
+
+// The figures bench_pytorch.py wrote to `path` (--pytorch-json).
+nlohmann::json read_pytorch_figures(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read PyTorch figures from " + path);
+  return nlohmann::json::parse(file);
+}
+
+}  // namespace
+
 void BenchRun::merge_pytorch_throughput(const std::string& name) {
   if (pytorch_json_.empty()) return;
-  std::ifstream file(pytorch_json_);
-  if (!file) throw std::runtime_error("cannot read PyTorch figures from " + pytorch_json_);
-  const nlohmann::json json = nlohmann::json::parse(file);
+  const nlohmann::json json = read_pytorch_figures(pytorch_json_);
   for (const auto& figure : json.at("figures")) {
     if (!figure.contains("flops")) continue;
     add_throughput(name, figure.at("version").get<std::string>(),
@@ -105,9 +114,7 @@ void BenchRun::merge_pytorch_throughput(const std::string& name) {
 void BenchRun::merge_pytorch(const std::string& name, const std::string& version,
                              const std::string& anchor_name, const std::string& job) {
   if (pytorch_json_.empty()) return;
-  std::ifstream file(pytorch_json_);
-  if (!file) throw std::runtime_error("cannot read PyTorch figures from " + pytorch_json_);
-  const nlohmann::json json = nlohmann::json::parse(file);
+  const nlohmann::json json = read_pytorch_figures(pytorch_json_);
   const nlohmann::json* largest = nullptr;
   for (const auto& figure : json.at("figures")) {
     add_bandwidth(name, version, figure.at("shape").get<std::vector<std::int64_t>>(),

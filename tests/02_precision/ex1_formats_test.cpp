@@ -23,6 +23,7 @@
 #include "backend.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/numerics.hpp"
+#include "lab02_test_support.hpp"
 
 namespace lab02 {
 namespace {
@@ -41,12 +42,6 @@ using OnBackend = cudalab::harness::OnBackend<harness::Backend, harness::make_em
 // What an unwritten output element holds: a NaN no correct conversion returns.
 constexpr std::uint16_t kUnwritten16 = 0x7e01u;
 constexpr std::uint32_t kUnwritten32 = 0x7fc00001u;
-
-std::string hex(std::uint32_t bits, int digits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%0*x", digits, bits);
-  return text;
-}
 
 std::string value_text(float x) {
   char text[32];

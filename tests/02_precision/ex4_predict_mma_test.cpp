@@ -23,6 +23,7 @@
 #include "backend.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/numerics.hpp"
+#include "lab02_test_support.hpp"
 
 namespace lab02 {
 namespace {
@@ -43,12 +44,6 @@ constexpr std::uint32_t kUnwritten = 0x7fc0ffeeu;
 
 std::string format_name(MmaFormat format) {
   return format == MmaFormat::fp16 ? "fp16" : format == MmaFormat::bf16 ? "bf16" : "tf32";
-}
-
-std::string hex(std::uint32_t bits, int digits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%0*x", digits, bits);
-  return text;
 }
 
 std::string float_text(float x) {

@@ -14,7 +14,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "backend.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/numerics.hpp"
+#include "lab02_test_support.hpp"
 
 namespace lab02 {
 namespace {
@@ -40,12 +40,6 @@ constexpr MmaFormat formats[] = {MmaFormat::fp16, MmaFormat::tf32};
 
 std::string format_name(MmaFormat format) {
   return format == MmaFormat::fp16 ? "tc_gemm_fp16" : "tc_gemm_tf32";
-}
-
-std::string hex(float value) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", nx::float_bits(value));
-  return text;
 }
 
 // A GEMM's operands as the tensor core reads them: fp16 patterns in the low
@@ -103,7 +97,8 @@ std::vector<float> model_product(const Problem& p) {
   return ::testing::AssertionFailure()
          << what << ": " << wrong << " of " << expected.size() << " elements wrong; the first is C("
          << first / n << ", " << first % n << "): expected " << expected[first] << " ("
-         << hex(expected[first]) << "), got " << got[first] << " (" << hex(got[first]) << ")"
+         << hex(nx::float_bits(expected[first])) << "), got " << got[first] << " ("
+         << hex(nx::float_bits(got[first])) << ")"
          << (std::isnan(got[first]) ? " (NaN: C starts as NaN, was this element written?)" : "");
 }
 

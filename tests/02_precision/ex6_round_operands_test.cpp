@@ -15,7 +15,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "cudalab/harness/run_log.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/numerics.hpp"
+#include "lab02_test_support.hpp"
 
 namespace lab02 {
 namespace {
@@ -41,12 +41,6 @@ using OnBackend =
 
 constexpr OperandRounding roundings[] = {OperandRounding::raw, OperandRounding::ties_away,
                                          OperandRounding::nearest_even};
-
-std::string hex(std::uint32_t bits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", bits);
-  return text;
-}
 
 // What each operand rounding must give, by the numerics layer.
 std::uint32_t expected_bits(std::uint32_t bits, OperandRounding rounding) {
