@@ -62,6 +62,7 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   detail::synchronize_device();
+  detail::forget_pool_block(ptr);
   return detail::release(ptr) ? cudaSuccess : fail(cudaErrorInvalidValue);
 }
 
@@ -122,20 +123,29 @@ const char* direction(const void* dst, const void* src, std::size_t bytes) {
   return from_device ? "DtoH" : "HtoH";
 }
 
-// Queues a copy on `stream`; `wait`: the host waits for it.
-void queue_copy(const char* call, void* dst, const void* src, std::size_t bytes, Allocation* to,
-                cudaStream_t stream, bool wait, detail::SiteRef call_site) {
-  const char* dir = direction(dst, src, bytes);
-  const bool device_side_only = std::string_view(dir) == "DtoD";
-  detail::QueuedOperation op;
-  op.stream = stream;
-  op.what = std::string(call) + " " + dir + " " + std::to_string(bytes) + " bytes";
-  op.call_site = call_site;
+// A copy's duration on the modelled clock.
+double copy_modelled_us(void* dst, const void* src, std::size_t bytes) {
+  const bool device_side_only = std::string_view(direction(dst, src, bytes)) == "DtoD";
   const bool pinned = detail::is_pinned(dst, bytes) || detail::is_pinned(src, bytes);
   const double bandwidth = device_side_only ? detail::kDeviceCopyBytesPerUs
                            : pinned         ? detail::kPinnedBytesPerUs
                                             : detail::kPageableBytesPerUs;
-  op.modelled_us = detail::kCopyOverheadUs + static_cast<double>(bytes) / bandwidth;
+  return detail::kCopyOverheadUs + static_cast<double>(bytes) / bandwidth;
+}
+
+double memset_modelled_us(std::size_t bytes) {
+  return detail::kCopyOverheadUs + static_cast<double>(bytes) / detail::kMemsetBytesPerUs;
+}
+
+// Queues a copy on `stream`; `wait`: the host waits for it.
+void queue_copy(const char* call, void* dst, const void* src, std::size_t bytes, Allocation* to,
+                cudaStream_t stream, bool wait, detail::SiteRef call_site) {
+  detail::QueuedOperation op;
+  op.stream = stream;
+  op.what =
+      std::string(call) + " " + direction(dst, src, bytes) + " " + std::to_string(bytes) + " bytes";
+  op.call_site = call_site;
+  op.modelled_us = copy_modelled_us(dst, src, bytes);
   op.run = [dst, src, bytes, to](detail::OperationAccesses& accesses) {
     copy_now(dst, src, bytes, to);
     const auto d = reinterpret_cast<std::uintptr_t>(dst);
@@ -165,7 +175,9 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   Allocation* to = nullptr;
   if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
   if (detail::runs_at_once(nullptr)) {
+    const double start_us = detail::unqueued_start_us();
     copy_now(dst, src, bytes, to);
+    detail::unqueued_ended(start_us, copy_modelled_us(dst, src, bytes));
     return cudaSuccess;
   }
   // On the legacy default stream, and the host waits: a non-blocking
@@ -195,7 +207,7 @@ void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, All
   op.stream = stream;
   op.what = std::string(call) + " " + std::to_string(bytes) + " bytes";
   op.call_site = call_site;
-  op.modelled_us = detail::kCopyOverheadUs + static_cast<double>(bytes) / detail::kMemsetBytesPerUs;
+  op.modelled_us = memset_modelled_us(bytes);
   op.run = [ptr, value, bytes, a](detail::OperationAccesses& accesses) {
     std::memset(ptr, value, bytes);
     a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
@@ -214,8 +226,10 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   Allocation* a = detail::find_live(ptr, bytes);
   if (!a) return fail(cudaErrorInvalidValue);
   if (detail::runs_at_once(nullptr)) {
+    const double start_us = detail::unqueued_start_us();
     std::memset(ptr, value, bytes);
     a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
+    detail::unqueued_ended(start_us, memset_modelled_us(bytes));
     return cudaSuccess;
   }
   queue_memset("cudaMemset", ptr, value, bytes, a, nullptr, true,

@@ -52,7 +52,7 @@ struct Stream {
   std::uint32_t issued = 0;
   std::uint32_t executed = 0;
   VectorClock last;               // the clock its next operation starts from
-  std::vector<double> end_times;  // modelled end of its operation k at [k - 1]
+  std::vector<double> end_times;  // modelled end of its operation k at [k - 1], once it ran
   std::deque<std::unique_ptr<Operation>> queue;
   bool destroyed = false;
 
@@ -76,6 +76,7 @@ struct Operation {
   Stream* stream = nullptr;
   std::uint32_t seq = 0;
   std::uint64_t issue_order = 0;
+  double issue_time_us = 0;  // the host's modelled time when it was issued: it starts no earlier
   VectorClock clock;
   QueuedOperation work;
   OperationName name;
@@ -95,7 +96,7 @@ struct Event {
   unsigned flags = 0;
   bool recorded = false;
   VectorClock clock;
-  double time_us = 0;
+  double record_time_us = 0;  // the host's modelled time at the record call
   bool destroyed = false;
 };
 
@@ -172,9 +173,11 @@ VectorClock start_clock(Model& m, const Stream& s) {
   return c;
 }
 
-// When every operation `clock` names has ended, on the modelled clock.
-double ready_time(const Model& m, const VectorClock& clock) {
-  double t = m.host_time_us;
+// When every operation `clock` names has ended, on the modelled clock; they
+// have all run (durations are known once an operation ran: a kernel's
+// depends on what its threads did).
+double end_of(const Model& m, const VectorClock& clock) {
+  double t = 0;
   for (std::size_t i = 0; i < clock.size(); ++i) {
     if (clock[i] > 0) t = std::max(t, m.streams[i]->end_times[clock[i] - 1]);
   }
@@ -256,8 +259,17 @@ void check_against_done(Model& m, const Operation& op, const std::string& schedu
   }
 }
 
+thread_local double running_start_us = 0;
+thread_local double running_measured_us = -1;
+
 void execute(Model& m, Operation& op, const std::string& schedule) {
+  VectorClock before = op.clock;
+  before[op.stream->index] = op.seq - 1;
+  running_start_us = std::max(op.issue_time_us, end_of(m, before));
+  running_measured_us = -1;
   op.work.run(op.accesses);
+  op.stream->end_times[op.seq - 1] =
+      running_start_us + (running_measured_us >= 0 ? running_measured_us : op.work.modelled_us);
   merge_ranges(op.accesses.reads);
   merge_ranges(op.accesses.writes);
   check_against_done(m, op, schedule);
@@ -272,7 +284,7 @@ void forget_ordered(Model& m) {
 
 void host_waits_for(Model& m, const VectorClock& clock) {
   join(m.host, clock);
-  m.host_time_us = std::max(m.host_time_us, ready_time(m, clock));
+  m.host_time_us = std::max(m.host_time_us, end_of(m, clock));
   forget_ordered(m);
   update_active(m);
 }
@@ -282,6 +294,22 @@ void host_waits_for(Model& m, const VectorClock& clock) {
 bool runs_at_once(cudaStream_t stream) noexcept {
   if (model_active.load(std::memory_order_acquire)) return false;
   return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
+}
+
+double operation_start_us() noexcept { return running_start_us; }
+
+void set_operation_duration_us(double us) noexcept { running_measured_us = us; }
+
+double unqueued_start_us() {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  return m.host_time_us;
+}
+
+void unqueued_ended(double start_us, double duration_us) {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  m.host_time_us = std::max(m.host_time_us, start_us + duration_us);
 }
 
 bool is_valid_stream(cudaStream_t stream) noexcept {
@@ -315,23 +343,24 @@ void run_queued() {
   update_active(m);
 }
 
-void enqueue(QueuedOperation work, bool wait) {
+OperationRef enqueue(QueuedOperation work, bool wait) {
   Model& m = model();
   std::lock_guard lock(m.mutex);
   Stream* s = stream_of(m, work.stream);
   auto op = std::make_unique<Operation>();
   op->stream = s;
   op->clock = start_clock(m, *s);
-  const double start = ready_time(m, op->clock);
+  op->issue_time_us = m.host_time_us;
   op->seq = ++s->issued;
   if (op->clock.size() <= s->index) op->clock.resize(s->index + 1, 0);
   op->clock[s->index] = op->seq;
   s->last = op->clock;
   op->issue_order = ++m.issue_counter;
-  s->end_times.push_back(start + work.modelled_us);
+  s->end_times.push_back(0);
   op->name = {work.what, s->name(), work.call_site};
   op->work = std::move(work);
   const VectorClock clock = op->clock;
+  const OperationRef ref{s->index, op->seq};
   s->queue.push_back(std::move(op));
   ++m.queued;
   model_active.store(true, std::memory_order_release);
@@ -339,6 +368,14 @@ void enqueue(QueuedOperation work, bool wait) {
     run_queued();
     host_waits_for(m, clock);
   }
+  return ref;
+}
+
+bool next_happens_after(cudaStream_t stream, OperationRef op) {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Stream* s = stream_of(m, stream);
+  return s && component(start_clock(m, *s), op.stream_index) >= op.seq;
 }
 
 void synchronize_device() {
@@ -506,7 +543,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   // The record completes when the work before it on the stream (with the
   // default-stream rules) has: that work is its clock.
   e->clock = detail::start_clock(m, *s);
-  e->time_us = detail::ready_time(m, e->clock);
+  e->record_time_us = m.host_time_us;
   e->recorded = true;
   return cudaSuccess;
 }
@@ -538,7 +575,9 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   if (!detail::has_run(m, a->clock) || !detail::has_run(m, b->clock)) {
     return fail(cudaErrorNotReady);
   }
-  *ms = static_cast<float>((b->time_us - a->time_us) / 1000.0);
+  const double a_us = std::max(a->record_time_us, detail::end_of(m, a->clock));
+  const double b_us = std::max(b->record_time_us, detail::end_of(m, b->clock));
+  *ms = static_cast<float>((b_us - a_us) / 1000.0);
   return cudaSuccess;
 }
 

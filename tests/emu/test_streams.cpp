@@ -358,6 +358,68 @@ TEST_F(StreamsTest, ElapsedTimeReadsTheModelledClock) {
   cudaGetLastError();
 }
 
+constexpr std::uint64_t kSpinNs = 20'000'000;  // the lecture's 20 ms spins
+constexpr double kSpinMs = 20.0;
+
+// Milliseconds between two events, once their work ran.
+float elapsed_ms(cudaEvent_t start, cudaEvent_t stop) {
+  EXPECT_EQ(cudaEventSynchronize(stop), cudaSuccess);
+  float ms = -1;
+  EXPECT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+  return ms;
+}
+
+TEST_F(StreamsTest, ASpinOnTheGlobalTimerLastsItsTimeOnTheModelledClock) {
+  cudaStream_t s = stream(cudaStreamNonBlocking);
+  cudaEvent_t start = event(), stop = event();
+  ASSERT_EQ(cudaEventRecord(start, s), cudaSuccess);
+  plain_streams::spin(kSpinNs, s);
+  ASSERT_EQ(cudaEventRecord(stop, s), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), kSpinMs, 0.01);
+  // Without __nanosleep the timer reads alone move the thread on.
+  ASSERT_EQ(cudaEventRecord(start, s), cudaSuccess);
+  plain_streams::spin_on_the_timer_alone(kSpinNs / 100, s);
+  ASSERT_EQ(cudaEventRecord(stop, s), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), kSpinMs / 100, 0.01);
+  ASSERT_EQ(cudaEventRecord(start, s), cudaSuccess);
+  plain_streams::sleep(1'000'000, s);
+  ASSERT_EQ(cudaEventRecord(stop, s), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), 1.0, 0.01);
+}
+
+TEST(StreamsFastPath, EventsAroundAKernelRunAtOnceMeasureItOnTheModelledClock) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(start), cudaSuccess);
+  plain_streams::spin(kSpinNs, nullptr);
+  ASSERT_EQ(cudaEventRecord(stop), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), kSpinMs, 0.01);
+  EXPECT_EQ(cudaEventDestroy(start), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(stop), cudaSuccess);
+}
+
+// The lecture's three spins (s, the default stream, s), timed from before
+// the first to after all three: the legacy default stream serialises them
+// with a blocking s; a non-blocking s overlaps its first spin with the
+// default stream's.
+TEST_F(StreamsTest, ThreeSpinsTakeSixtyMsWithABlockingStreamAndFortyWithANonBlockingOne) {
+  for (const unsigned flags : {cudaStreamDefault, cudaStreamNonBlocking}) {
+    cudaStream_t s = stream(flags);
+    cudaEvent_t start = event(), stop = event();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(start, nullptr), cudaSuccess);
+    plain_streams::spin(kSpinNs, s);
+    plain_streams::spin(kSpinNs, nullptr);
+    plain_streams::spin(kSpinNs, s);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(stop, nullptr), cudaSuccess);
+    EXPECT_NEAR(elapsed_ms(start, stop), flags == cudaStreamDefault ? 3 * kSpinMs : 2 * kSpinMs,
+                0.1)
+        << "stream flags " << flags;
+  }
+}
+
 TEST_F(StreamsTest, ADestroyedStreamIsAnInvalidHandle) {
   cudaStream_t s = nullptr;
   ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
