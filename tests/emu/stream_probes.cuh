@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -71,6 +72,12 @@ __global__ void copy_kernel(const float* from, float* to, int n) {
 }
 
 __global__ void spin_kernel(unsigned long long ns) { spin_for(ns); }
+
+// copy_kernel again, for first_launch_of_a_kernel alone.
+__global__ void first_launch_copy_kernel(const float* from, float* to, int n) {
+  const int i = threadIdx.x;
+  if (i < n) to[i] = from[i];
+}
 
 }  // namespace device
 
@@ -265,24 +272,23 @@ inline Observation async_copy_to_pageable_and_pinned_memory() {
 // ---- Implicit synchronisation -------------------------------------------------
 
 // Whether `call` waits for a non-blocking stream's pending work: a late fill
-// and a copy of it into pinned memory are queued on the stream, and the host
-// reads that memory as soon as `call` returns.
+// and then a host function that marks the stream done are queued on the
+// stream, and the host looks at the mark as soon as `call` returns. (Not a
+// copy to pinned memory: a pending device-to-host copy makes a synchronous
+// one wait on the GPU, see cudaMemcpy_device_to_host_behind_an_async_copy.)
+inline void CUDART_CB mark_done(void* done) { static_cast<std::atomic<bool>*>(done)->store(true); }
+
 template <class Call>
 Observation implicit_sync(Call&& call) {
   Buffers buffers;
   Stream stream(cudaStreamNonBlocking);
-  PinnedFloats pinned;
+  std::atomic<bool> stream_done{false};
   late_fill(buffers.produced.data(), 1.0f, stream);
-  CUDA_CHECK(cudaMemcpyAsync(pinned.data(), buffers.produced.data(), kBytes, cudaMemcpyDeviceToHost,
-                             stream));
+  CUDA_CHECK(cudaLaunchHostFunc(stream, mark_done, &stream_done));
   const auto start = std::chrono::steady_clock::now();
   call();
   const double call_ms = milliseconds_since(start);
-  const std::string state = copy_state(pinned.data(), 1.0f);
-  Observation seen;
-  seen.verdict = state == "complete"   ? "waited"
-                 : state == "not done" ? "did not wait"
-                                       : "the stream's copy was " + state;
+  Observation seen = verdict(stream_done.load() ? "waited" : "did not wait");
   seen.note = "the call took " + std::to_string(call_ms) + " ms";
   CUDA_CHECK(cudaDeviceSynchronize());
   return seen;
@@ -340,6 +346,59 @@ inline Observation implicit_sync_cudaMemset() {
 
 inline Observation implicit_sync_cudaDeviceSynchronize() {
   return implicit_sync([] { CUDA_CHECK(cudaDeviceSynchronize()); });
+}
+
+// A synchronous device-to-host copy of unrelated memory while the
+// non-blocking stream's own device-to-host copy (into pinned memory) waits
+// behind its late fill: does the synchronous copy wait for it?
+inline Observation cudaMemcpy_device_to_host_behind_an_async_copy() {
+  Buffers buffers;
+  Stream stream(cudaStreamNonBlocking);
+  PinnedFloats pinned;
+  std::vector<float> host(kCount, 0.0f);
+  DeviceBuffer<float> unrelated(host);
+  late_fill(buffers.produced.data(), 1.0f, stream);
+  CUDA_CHECK(cudaMemcpyAsync(pinned.data(), buffers.produced.data(), kBytes, cudaMemcpyDeviceToHost,
+                             stream));
+  const auto start = std::chrono::steady_clock::now();
+  CUDA_CHECK(cudaMemcpy(host.data(), unrelated.data(), kBytes, cudaMemcpyDeviceToHost));
+  const double call_ms = milliseconds_since(start);
+  Observation seen =
+      verdict(copy_state(pinned.data(), 1.0f) == "complete" ? "waited" : "did not wait");
+  seen.note = "the call took " + std::to_string(call_ms) + " ms";
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return seen;
+}
+
+// ---- The first launch of a kernel ------------------------------------------------
+
+// A consumer kernel launched for the first time in the process, on a stream
+// not ordered after the producer. (observe_on_gpu loads every other kernel
+// before a probe: load_kernels.)
+inline Observation first_launch_of_a_kernel() {
+  Buffers buffers;
+  Stream producer(cudaStreamNonBlocking), consumer(cudaStreamNonBlocking);
+  late_fill(buffers.produced.data(), 1.0f, producer);
+  device::first_launch_copy_kernel<<<1, kCount, 0, consumer>>>(buffers.produced.data(),
+                                                               buffers.copied.data(), kCount);
+  CUDA_CHECK_LAUNCH();
+  return verdict(ordering_seen(buffers, 1.0f));
+}
+
+// Launches every kernel but first_launch_copy_kernel once. Since CUDA 12.2
+// the GPU loads a kernel at its first launch (CUDA_MODULE_LOADING=LAZY), and
+// on the H200 that launch waited for other streams' pending work: a probe's
+// first launch of its consumer would be ordered by the loader, not by the
+// semantic it probes (first_launch_of_a_kernel shows it).
+inline void load_kernels() {
+  DeviceBuffer<float> scratch(kCount);
+  device::late_fill_kernel<<<1, kCount>>>(scratch.data(), kCount, 0.0f, 0);
+  CUDA_CHECK_LAUNCH();
+  device::copy_kernel<<<1, kCount>>>(scratch.data(), scratch.data(), kCount);
+  CUDA_CHECK_LAUNCH();
+  device::spin_kernel<<<1, 1>>>(0);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 // ---- Queries and timing -----------------------------------------------------------
@@ -472,6 +531,10 @@ inline Observation observe(Probe probe) {
       return implicit_sync_cudaMemset();
     case Probe::implicit_sync_cudaDeviceSynchronize:
       return implicit_sync_cudaDeviceSynchronize();
+    case Probe::cudaMemcpy_device_to_host_behind_an_async_copy:
+      return cudaMemcpy_device_to_host_behind_an_async_copy();
+    case Probe::first_launch_of_a_kernel:
+      return first_launch_of_a_kernel();
     case Probe::queries_on_pending_work:
       return queries_on_pending_work();
     case Probe::elapsed_time_of_a_spin:

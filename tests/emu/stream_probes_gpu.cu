@@ -6,7 +6,10 @@
 
 namespace stream_probes {
 
-Observation observe_on_gpu(Probe probe) { return observe(probe); }
+Observation observe_on_gpu(Probe probe) {
+  load_kernels();
+  return observe(probe);
+}
 
 std::string gpu_unavailable_reason() { return cudalab::has_gpu() ? "" : cudalab::no_gpu_reason(); }
 
