@@ -274,8 +274,9 @@ inline Observation async_copy_to_pageable_and_pinned_memory() {
 // Whether `call` waits for a non-blocking stream's pending work: a late fill
 // and then a host function that marks the stream done are queued on the
 // stream, and the host looks at the mark as soon as `call` returns. (Not a
-// copy to pinned memory: a pending device-to-host copy makes a synchronous
-// one wait on the GPU, see cudaMemcpy_device_to_host_behind_an_async_copy.)
+// copy into pinned memory behind the fill: on the H200 a synchronous
+// device-to-host copy sometimes waited for such a pending copy, depending on
+// how many streams the process had created; docs/emulator.md.)
 inline void CUDART_CB mark_done(void* done) { static_cast<std::atomic<bool>*>(done)->store(true); }
 
 template <class Call>
@@ -346,28 +347,6 @@ inline Observation implicit_sync_cudaMemset() {
 
 inline Observation implicit_sync_cudaDeviceSynchronize() {
   return implicit_sync([] { CUDA_CHECK(cudaDeviceSynchronize()); });
-}
-
-// A synchronous device-to-host copy of unrelated memory while the
-// non-blocking stream's own device-to-host copy (into pinned memory) waits
-// behind its late fill: does the synchronous copy wait for it?
-inline Observation cudaMemcpy_device_to_host_behind_an_async_copy() {
-  Buffers buffers;
-  Stream stream(cudaStreamNonBlocking);
-  PinnedFloats pinned;
-  std::vector<float> host(kCount, 0.0f);
-  DeviceBuffer<float> unrelated(host);
-  late_fill(buffers.produced.data(), 1.0f, stream);
-  CUDA_CHECK(cudaMemcpyAsync(pinned.data(), buffers.produced.data(), kBytes, cudaMemcpyDeviceToHost,
-                             stream));
-  const auto start = std::chrono::steady_clock::now();
-  CUDA_CHECK(cudaMemcpy(host.data(), unrelated.data(), kBytes, cudaMemcpyDeviceToHost));
-  const double call_ms = milliseconds_since(start);
-  Observation seen =
-      verdict(copy_state(pinned.data(), 1.0f) == "complete" ? "waited" : "did not wait");
-  seen.note = "the call took " + std::to_string(call_ms) + " ms";
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return seen;
 }
 
 // ---- The first launch of a kernel ------------------------------------------------
@@ -531,8 +510,6 @@ inline Observation observe(Probe probe) {
       return implicit_sync_cudaMemset();
     case Probe::implicit_sync_cudaDeviceSynchronize:
       return implicit_sync_cudaDeviceSynchronize();
-    case Probe::cudaMemcpy_device_to_host_behind_an_async_copy:
-      return cudaMemcpy_device_to_host_behind_an_async_copy();
     case Probe::first_launch_of_a_kernel:
       return first_launch_of_a_kernel();
     case Probe::queries_on_pending_work:

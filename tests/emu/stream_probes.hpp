@@ -39,7 +39,6 @@ enum class Probe {
   implicit_sync_cudaMemcpy_device_to_device,
   implicit_sync_cudaMemset,
   implicit_sync_cudaDeviceSynchronize,
-  cudaMemcpy_device_to_host_behind_an_async_copy,
   // A kernel's first launch in the process (the GPU loads it then).
   first_launch_of_a_kernel,
   queries_on_pending_work,
