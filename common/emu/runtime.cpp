@@ -49,7 +49,8 @@ bool is_default_stream(cudaStream_t stream) noexcept {
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return fail(cudaErrorInvalidValue);
-  detail::synchronize_device();  // implicit synchronisation, as on the GPU
+  // No implicit synchronisation: on an H200 (CUDA 13) cudaMalloc does not
+  // wait for pending work, whatever the docs allow (tests/emu/test_stream_probes.cpp).
   Allocation* a = detail::allocate(bytes);
   if (!a) {
     *ptr = nullptr;
@@ -76,7 +77,7 @@ cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags) {
   constexpr unsigned known =
       cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
   if (!ptr || (flags & ~known)) return fail(cudaErrorInvalidValue);
-  detail::synchronize_device();
+  // No implicit synchronisation, as for cudaMalloc (checked on an H200).
   *ptr = detail::allocate_pinned(bytes);
   return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
 }
@@ -168,8 +169,9 @@ bool host_side_pageable(void* dst, const void* src, std::size_t bytes) {
 }  // namespace
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  // A synchronisation point: queued work runs first, and its faults surface.
-  detail::run_queued();
+  // Faults of work that ran surface here; the copy then waits for what the
+  // legacy default stream orders before it (not for non-blocking streams:
+  // checked on an H200, tests/emu/test_stream_probes.cpp).
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
   if (bytes == 0) return cudaSuccess;
   Allocation* to = nullptr;
@@ -184,7 +186,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   // stream's unordered work still races with it.
   queue_copy("cudaMemcpy", dst, src, bytes, to, nullptr, true,
              detail::SiteRef::at_pc(__builtin_return_address(0)));
-  return cudaSuccess;
+  return fail(take_fault());
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
@@ -220,7 +222,6 @@ void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, All
 }  // namespace
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
-  detail::run_queued();
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
   if (bytes == 0) return cudaSuccess;
   Allocation* a = detail::find_live(ptr, bytes);
@@ -234,7 +235,7 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   }
   queue_memset("cudaMemset", ptr, value, bytes, a, nullptr, true,
                detail::SiteRef::at_pc(__builtin_return_address(0)));
-  return cudaSuccess;
+  return fail(take_fault());
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream) {

@@ -221,11 +221,13 @@ Schedule current_schedule(Model& m) {
   return {Policy::seeded, "seed " + text};
 }
 
-Operation* pick(Model& m, const Schedule& schedule) {
+// A ready operation among those `target` names, in the schedule's order.
+Operation* pick(Model& m, const Schedule& schedule, const VectorClock& target) {
   std::vector<Operation*> ready;
   for (const auto& s : m.streams) {
     if (s->queue.empty()) continue;
     Operation* head = s->queue.front().get();
+    if (component(target, s->index) < head->seq) continue;  // not waited for now
     // Ready when what it happens after has run (its own stream's earlier
     // work has: it is the head).
     VectorClock before = head->clock;
@@ -278,8 +280,29 @@ void execute(Model& m, Operation& op, const std::string& schedule) {
 }
 
 // Forgets the operations every later one happens after: the host waited for them.
+// Work still queued may be unordered with it (a synchronisation runs only
+// what it waits for), so an operation is forgotten only once every queued
+// operation happens after it too.
 void forget_ordered(Model& m) {
-  std::erase_if(m.done, [&](const Done& d) { return component(m.host, d.stream_index) >= d.seq; });
+  VectorClock queued_after;  // what every queued operation happens after
+  bool first = true;
+  for (const auto& s : m.streams) {
+    for (const auto& op : s->queue) {
+      if (first) {
+        queued_after = op->clock;
+        first = false;
+      } else {
+        queued_after.resize(std::max(queued_after.size(), op->clock.size()), 0);
+        for (std::size_t i = 0; i < queued_after.size(); ++i) {
+          queued_after[i] = std::min(queued_after[i], component(op->clock, i));
+        }
+      }
+    }
+  }
+  std::erase_if(m.done, [&](const Done& d) {
+    return component(m.host, d.stream_index) >= d.seq &&
+           (first || component(queued_after, d.stream_index) >= d.seq);
+  });
 }
 
 void host_waits_for(Model& m, const VectorClock& clock) {
@@ -319,15 +342,17 @@ bool is_valid_stream(cudaStream_t stream) noexcept {
   return m.live_created.count(reinterpret_cast<const Stream*>(stream)) != 0;
 }
 
-void run_queued() {
-  if (!model_active.load(std::memory_order_acquire)) return;
-  Model& m = model();
-  std::lock_guard lock(m.mutex);
-  if (m.queued == 0) return;
+namespace {
+
+// Runs what `target` names and has not run, in the scheduler's order; other
+// streams' work stays queued, as a synchronisation on the GPU waits for
+// what it orders and nothing else.
+void run_until(Model& m, const VectorClock& target) {
+  if (m.queued == 0 || has_run(m, target)) return;
   const Schedule schedule = current_schedule(m);
   m.reported.clear();
-  while (m.queued > 0) {
-    Operation* op = pick(m, schedule);
+  while (m.queued > 0 && !has_run(m, target)) {
+    Operation* op = pick(m, schedule, target);
     if (!op) {
       std::cerr << "cudalab emulator: queued stream work waits for itself (a bug in the "
                    "emulator); it is dropped\n";
@@ -341,6 +366,21 @@ void run_queued() {
     execute(m, *owned, schedule.text);
   }
   update_active(m);
+}
+
+VectorClock everything_issued(const Model& m) {
+  VectorClock all;
+  for (const auto& s : m.streams) join(all, s->last);
+  return all;
+}
+
+}  // namespace
+
+void run_queued() {
+  if (!model_active.load(std::memory_order_acquire)) return;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  run_until(m, everything_issued(m));
 }
 
 OperationRef enqueue(QueuedOperation work, bool wait) {
@@ -365,7 +405,7 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
   ++m.queued;
   model_active.store(true, std::memory_order_release);
   if (wait) {
-    run_queued();
+    run_until(m, clock);
     host_waits_for(m, clock);
   }
   return ref;
@@ -382,9 +422,8 @@ void synchronize_device() {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  run_queued();
-  VectorClock all;
-  for (const auto& s : m.streams) join(all, s->last);
+  const VectorClock all = everything_issued(m);
+  run_until(m, all);
   host_waits_for(m, all);
 }
 
@@ -403,11 +442,12 @@ void synchronize_stream(cudaStream_t stream) {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  run_queued();
   Stream* s = stream_of(m, stream);
   if (!s) return;
   // The default streams' own rules decide what a wait for them covers.
-  host_waits_for(m, is_default_stream(stream) ? start_clock(m, *s) : s->last);
+  const VectorClock target = is_default_stream(stream) ? start_clock(m, *s) : s->last;
+  run_until(m, target);
+  host_waits_for(m, target);
 }
 
 }  // namespace cudalab::emu::detail
@@ -553,8 +593,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   std::lock_guard lock(m.mutex);
   Event* e = live_event(m, event);
   if (!e) return fail(cudaErrorInvalidResourceHandle);
-  detail::run_queued();
-  if (e->recorded) detail::host_waits_for(m, e->clock);
+  if (e->recorded) {
+    detail::run_until(m, e->clock);
+    detail::host_waits_for(m, e->clock);
+  }
   return cudaSuccess;
 }
 

@@ -6,9 +6,10 @@
 // How an ordering becomes observable: a producer kernel spins, then writes;
 // a consumer on another stream copies what it finds. On the GPU the spin
 // (50 ms) makes the consumer run first whenever nothing orders it after the
-// producer, so it copies the old values; on the emulator a spin costs nothing,
-// and its adversarial scheduler runs the later-issued ready operation first,
-// with the same effect (and a stream_race report). Buffers start at 0 with
+// producer, so it copies the old values; on the emulator the spin lasts 50 ms
+// of the modelled clock only, and its adversarial scheduler runs the
+// later-issued ready operation first, with the same effect (and a
+// stream_race report). Buffers start at 0 with
 // nothing pending; the producer writes 1 (or 2, 3...).
 #pragma once
 
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <utility>
@@ -24,6 +26,7 @@
 
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
+#include "cudalab/device_time.hpp"
 #include "cudalab/kernel.hpp"
 #include "stream_probes.hpp"
 
@@ -42,19 +45,12 @@ constexpr unsigned long long kSpinNanoseconds =
 // exported symbols.
 namespace device {
 
-// Busy-waits `ns` nanoseconds of the GPU's global timer. On the emulator it
-// returns at once: its scheduler, not time, decides which ready operation
-// runs first.
+// Waits `ns` nanoseconds of the GPU's global timer (on the emulator, of the
+// modelled clock: its scheduler, not time, decides which ready operation
+// runs first).
 __device__ inline void spin_for(unsigned long long ns) {
-#if CUDALAB_GPU
-  unsigned long long start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-#else
-  static_cast<void>(ns);
-#endif
+  const std::uint64_t start = cudalab::globaltimer_ns();
+  while (cudalab::globaltimer_ns() - start < ns) __nanosleep(1000);
 }
 
 // The producer: spins, then writes a[i] = value for i < n (one block).
@@ -417,7 +413,6 @@ inline Observation elapsed_time_of_a_spin() {
 
 // ---- Stream-ordered allocation ----------------------------------------------------
 
-#if CUDALAB_GPU
 enum class Edge { same_stream, none, event };
 
 // A block allocated and freed on one stream behind a late fill (so the free
@@ -427,10 +422,14 @@ enum class Edge { same_stream, none, event };
 // that stream now wait for the free (a dependency the pool inserted)?
 inline Observation malloc_async_after_free(Edge edge) {
   constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+  CUDA_CHECK(cudaDeviceSynchronize());
+#if CUDALAB_GPU
+  // Each probe starts from an empty pool. (The emulator's pool keeps its
+  // blocks; it hands out the most recently freed one, which is this probe's.)
   cudaMemPool_t pool = nullptr;
   CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));  // each probe starts from an empty pool
+  CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+#endif
   Stream first(cudaStreamNonBlocking), other(cudaStreamNonBlocking);
   Event freed;
   const cudaStream_t next = edge == Edge::same_stream ? static_cast<cudaStream_t>(first)
@@ -453,7 +452,9 @@ inline Observation malloc_async_after_free(Edge edge) {
   static_cast<void>(cudaGetLastError());
   CUDA_CHECK(cudaFreeAsync(again, next));
   CUDA_CHECK(cudaDeviceSynchronize());
+#if CUDALAB_GPU
   CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+#endif
   Observation seen;
   seen.verdict = again == block ? "the same block" : "another block";
   if (edge == Edge::none && again == block) {
@@ -464,7 +465,6 @@ inline Observation malloc_async_after_free(Edge edge) {
       std::string("5 ms later the allocating stream answered ") + cudaGetErrorName(next_state);
   return seen;
 }
-#endif
 
 // ---- Dispatch -----------------------------------------------------------------
 
@@ -516,19 +516,12 @@ inline Observation observe(Probe probe) {
       return queries_on_pending_work();
     case Probe::elapsed_time_of_a_spin:
       return elapsed_time_of_a_spin();
-#if CUDALAB_GPU
     case Probe::malloc_async_after_free_on_the_same_stream:
       return malloc_async_after_free(Edge::same_stream);
     case Probe::malloc_async_after_free_on_another_stream:
       return malloc_async_after_free(Edge::none);
     case Probe::malloc_async_after_free_and_an_event_edge:
       return malloc_async_after_free(Edge::event);
-#else
-    case Probe::malloc_async_after_free_on_the_same_stream:
-    case Probe::malloc_async_after_free_on_another_stream:
-    case Probe::malloc_async_after_free_and_an_event_edge:
-      return verdict("cudaMallocAsync is not provided by the emulator yet");
-#endif
   }
   return verdict("unknown probe");
 }

@@ -129,19 +129,12 @@ TEST_P(StreamProbes, AnAsyncCopyToPageableMemoryIsCompleteAtReturnToPinnedMemory
 
 // ---- Implicit synchronisation with a non-blocking stream ------------------------
 
-// On the emulator every one of these calls runs the whole queue.
-constexpr const char* kEmulatorRunsTheQueue =
-    "the emulator runs every queued operation at this call (an implicit synchronisation, "
-    "docs/emulator.md \"Queued work\"); on the H200 it does not wait for a non-blocking stream";
-
 TEST_P(StreamProbes, ImplicitSyncOfASmallCudaMalloc) {
-  expect_implicit_sync(Probe::implicit_sync_cudaMalloc_small, "did not wait",
-                       kEmulatorRunsTheQueue);
+  expect_implicit_sync(Probe::implicit_sync_cudaMalloc_small, "did not wait");
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfALargeCudaMalloc) {
-  expect_implicit_sync(Probe::implicit_sync_cudaMalloc_large, "did not wait",
-                       kEmulatorRunsTheQueue);
+  expect_implicit_sync(Probe::implicit_sync_cudaMalloc_large, "did not wait");
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaFree) {
@@ -149,7 +142,7 @@ TEST_P(StreamProbes, ImplicitSyncOfCudaFree) {
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaMallocHost) {
-  expect_implicit_sync(Probe::implicit_sync_cudaMallocHost, "did not wait", kEmulatorRunsTheQueue);
+  expect_implicit_sync(Probe::implicit_sync_cudaMallocHost, "did not wait");
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaFreeHost) {
@@ -157,22 +150,19 @@ TEST_P(StreamProbes, ImplicitSyncOfCudaFreeHost) {
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaMemcpyHostToDevice) {
-  expect_implicit_sync(Probe::implicit_sync_cudaMemcpy_host_to_device, "did not wait",
-                       kEmulatorRunsTheQueue);
+  expect_implicit_sync(Probe::implicit_sync_cudaMemcpy_host_to_device, "did not wait");
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaMemcpyDeviceToHost) {
-  expect_implicit_sync(Probe::implicit_sync_cudaMemcpy_device_to_host, "did not wait",
-                       kEmulatorRunsTheQueue);
+  expect_implicit_sync(Probe::implicit_sync_cudaMemcpy_device_to_host, "did not wait");
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaMemcpyDeviceToDevice) {
-  expect_implicit_sync(Probe::implicit_sync_cudaMemcpy_device_to_device, "did not wait",
-                       kEmulatorRunsTheQueue);
+  expect_implicit_sync(Probe::implicit_sync_cudaMemcpy_device_to_device, "did not wait");
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaMemset) {
-  expect_implicit_sync(Probe::implicit_sync_cudaMemset, "did not wait", kEmulatorRunsTheQueue);
+  expect_implicit_sync(Probe::implicit_sync_cudaMemset, "did not wait");
 }
 
 TEST_P(StreamProbes, ImplicitSyncOfCudaDeviceSynchronize) {
@@ -203,19 +193,12 @@ TEST_P(StreamProbes, QueriesOnPendingWork) {
 }
 
 TEST_P(StreamProbes, ElapsedTimeMeasuresASpin) {
-  if (!on_gpu()) GTEST_SKIP() << "a spin takes no modelled time on the emulator yet";
   EXPECT_EQ(observe(Probe::elapsed_time_of_a_spin).verdict, "within 10% of the spin");
 }
 
 // ---- Stream-ordered allocation ----------------------------------------------------------
 
-class StreamOrderedAllocation : public StreamProbes {
- protected:
-  void SetUp() override {
-    if (!on_gpu()) GTEST_SKIP() << "cudaMallocAsync is not provided by the emulator yet";
-    StreamProbes::SetUp();
-  }
-};
+class StreamOrderedAllocation : public StreamProbes {};
 
 INSTANTIATE_TEST_SUITE_P(Emu, StreamOrderedAllocation, ::testing::Values(Backend::emulator));
 INSTANTIATE_TEST_SUITE_P(Gpu, StreamOrderedAllocation, ::testing::Values(Backend::gpu));

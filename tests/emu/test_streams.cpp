@@ -125,6 +125,9 @@ TEST_F(StreamsTest, TheAdversarialScheduleRunsTheConsumerFirstAndFifoDoesNot) {
     Recording rec;
     plain_streams::fill(a_, kCount, 1.0f, nullptr);
     plain_streams::sum(a_, kCount, out_, side);
+    // Both run here, in issue order; a synchronisation with `side` alone
+    // would run the sum only (the fill is not ordered before it).
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(result_after(side), static_cast<float>(kCount));
     ASSERT_EQ(rec.launches().size(), 2u);
     EXPECT_NE(rec.launches()[0].kernel.find("fill_kernel"), std::string::npos);
@@ -192,7 +195,8 @@ TEST_F(StreamsTest, AWaitBindsToTheRecordMadeBeforeIt) {
   plain_streams::fill(b, kCount, 3.0f, producer);
   ASSERT_EQ(cudaEventRecord(e, producer), cudaSuccess);
   plain_streams::sum(b, kCount, out_, consumer);  // the wait above does not cover this fill
-  result_after(consumer);
+  // The fill runs (and the race shows) once something waits for it.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_NE(first_report(rec, ReportKind::stream_race), nullptr) << rec.reports_text();
   ASSERT_EQ(cudaFree(b), cudaSuccess);
 }
@@ -227,6 +231,8 @@ TEST_F(StreamsTest, ASynchronousCopyIsOrderedAfterBlockingStreamsOnly) {
     plain_streams::fill(a_, kCount, 2.0f, non_blocking);
     ASSERT_EQ(cudaMemcpy(host.data(), a_, kCount * sizeof(float), cudaMemcpyDeviceToHost),
               cudaSuccess);
+    EXPECT_TRUE(rec.clean()) << "the copy did not wait for the non-blocking stream's fill";
+    ASSERT_EQ(cudaStreamSynchronize(non_blocking), cudaSuccess);
     const auto* race = first_report(rec, ReportKind::stream_race);
     ASSERT_NE(race, nullptr) << rec.reports_text();
     EXPECT_NE(race->to_string().find("cudaMemcpy DtoH 4096 bytes"), std::string::npos)
@@ -270,12 +276,12 @@ TEST_F(StreamsTest, AHostSynchronisationOrdersWhatFollowsIt) {
   ASSERT_EQ(cudaStreamSynchronize(one), cudaSuccess);
   plain_streams::sum(a_, kCount, out_, two);
   EXPECT_EQ(result_after(two), static_cast<float>(kCount));
-  plain_streams::fill(a_, kCount, 2.0f, one);
   float* scratch = nullptr;
-  ASSERT_EQ(cudaMalloc(&scratch, 64), cudaSuccess);  // synchronises the device
+  ASSERT_EQ(cudaMalloc(&scratch, 64), cudaSuccess);
+  plain_streams::fill(a_, kCount, 2.0f, one);
+  ASSERT_EQ(cudaFree(scratch), cudaSuccess);  // synchronises the device
   plain_streams::sum(a_, kCount, out_, two);
   EXPECT_EQ(result_after(two), 2.0f * kCount);
-  ASSERT_EQ(cudaFree(scratch), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
 }
 
