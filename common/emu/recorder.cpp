@@ -205,13 +205,25 @@ LaunchSite::LaunchSite(const std::source_location& site) noexcept
 LaunchSite::~LaunchSite() { innermost_launch_site = saved_; }
 const std::source_location* LaunchSite::current() noexcept { return innermost_launch_site; }
 
+namespace {
+
+std::string launch_description(const void* kernel, dim3 grid, dim3 block) {
+  std::ostringstream what;
+  what << "kernel " << kernel_name(kernel) << "<<<(" << grid.x << "," << grid.y << "," << grid.z
+       << "), (" << block.x << "," << block.y << "," << block.z << ")>>>";
+  return what.str();
+}
+
+}  // namespace
+
 void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
                 cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
                 ContextCopy copy_context) {
   LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
   if (runs_at_once(stream)) {
     const double start_us = unqueued_start_us();
-    unqueued_ended(start_us, execute_launch(request, nullptr, start_us));
+    unqueued_ended(start_us, execute_launch(request, nullptr, start_us),
+                   [&] { return launch_description(kernel, grid, block); });
     return;
   }
   // Queued: the parameter block is copied, as the GPU copies it at launch.
@@ -219,10 +231,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   request.context = owned.get();
   QueuedOperation op;
   op.stream = stream;
-  std::ostringstream what;
-  what << "kernel " << kernel_name(kernel) << "<<<(" << grid.x << "," << grid.y << "," << grid.z
-       << "), (" << block.x << "," << block.y << "," << block.z << ")>>>";
-  op.what = what.str();
+  op.what = launch_description(kernel, grid, block);
   if (const std::source_location* site = LaunchSite::current()) op.call_site = SiteRef(*site);
   op.modelled_us =
       kernel_modelled_us(std::uint64_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z, 0);

@@ -179,7 +179,10 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   if (detail::runs_at_once(nullptr)) {
     const double start_us = detail::unqueued_start_us();
     copy_now(dst, src, bytes, to);
-    detail::unqueued_ended(start_us, copy_modelled_us(dst, src, bytes));
+    detail::unqueued_ended(start_us, copy_modelled_us(dst, src, bytes), [&] {
+      return std::string("cudaMemcpy ") + direction(dst, src, bytes) + " " + std::to_string(bytes) +
+             " bytes";
+    });
     return cudaSuccess;
   }
   // On the legacy default stream, and the host waits: a non-blocking
@@ -230,7 +233,8 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
     const double start_us = detail::unqueued_start_us();
     std::memset(ptr, value, bytes);
     a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
-    detail::unqueued_ended(start_us, memset_modelled_us(bytes));
+    detail::unqueued_ended(start_us, memset_modelled_us(bytes),
+                           [&] { return "cudaMemset " + std::to_string(bytes) + " bytes"; });
     return cudaSuccess;
   }
   queue_memset("cudaMemset", ptr, value, bytes, a, nullptr, true,

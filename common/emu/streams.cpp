@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <deque>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -26,6 +28,7 @@
 
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
+#include "cudalab/emu/timeline.hpp"
 #include "engine.hpp"
 
 namespace cudalab::emu::detail {
@@ -100,8 +103,18 @@ struct Event {
   bool destroyed = false;
 };
 
+// One operation on the modelled clock, for take_modelled_timeline.
+struct TimelineEntry {
+  std::uint32_t stream_index = 0;
+  std::string what;
+  double start_us = 0;
+  double end_us = 0;
+};
+
 struct Model {
   std::recursive_mutex mutex;
+  bool collecting = false;  // between start_modelled_timeline and take_modelled_timeline
+  std::vector<TimelineEntry> timeline;
   std::vector<std::unique_ptr<Stream>> streams;  // never shrinks: handles stay recognisable
   std::unordered_set<const Stream*> live_created;
   std::vector<std::unique_ptr<Event>> events;
@@ -270,8 +283,12 @@ void execute(Model& m, Operation& op, const std::string& schedule) {
   running_start_us = std::max(op.issue_time_us, end_of(m, before));
   running_measured_us = -1;
   op.work.run(op.accesses);
-  op.stream->end_times[op.seq - 1] =
+  const double end_us =
       running_start_us + (running_measured_us >= 0 ? running_measured_us : op.work.modelled_us);
+  op.stream->end_times[op.seq - 1] = end_us;
+  if (m.collecting) {
+    m.timeline.push_back({op.stream->index, op.name.what, running_start_us, end_us});
+  }
   merge_ranges(op.accesses.reads);
   merge_ranges(op.accesses.writes);
   check_against_done(m, op, schedule);
@@ -329,10 +346,12 @@ double unqueued_start_us() {
   return m.host_time_us;
 }
 
-void unqueued_ended(double start_us, double duration_us) {
+void unqueued_ended(double start_us, double duration_us, const std::function<std::string()>& what) {
   Model& m = model();
   std::lock_guard lock(m.mutex);
   m.host_time_us = std::max(m.host_time_us, start_us + duration_us);
+  if (m.collecting)
+    m.timeline.push_back({m.legacy->index, what(), start_us, start_us + duration_us});
 }
 
 bool is_valid_stream(cudaStream_t stream) noexcept {
@@ -621,6 +640,52 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   const double b_us = std::max(b->record_time_us, detail::end_of(m, b->clock));
   *ms = static_cast<float>((b_us - a_us) / 1000.0);
   return cudaSuccess;
+}
+
+}  // namespace cudalab::emu
+
+namespace cudalab::emu {
+
+namespace {
+
+// A span's kind, from what the operation is.
+std::string kind_of(const std::string& what) {
+  const auto starts = [&](const char* prefix) { return what.rfind(prefix, 0) == 0; };
+  if (starts("kernel")) return "kernel";
+  if (starts("cudaMemcpy")) return "copy";
+  if (starts("cudaMemset")) return "memset";
+  if (starts("cudaLaunchHostFunc")) return "host_function";
+  if (starts("cudaMallocAsync")) return "allocation";
+  if (starts("cudaFreeAsync")) return "free";
+  return "";
+}
+
+}  // namespace
+
+void start_modelled_timeline() {
+  detail::Model& m = detail::model();
+  std::lock_guard lock(m.mutex);
+  m.timeline.clear();
+  m.collecting = true;
+}
+
+Timeline take_modelled_timeline(std::string name) {
+  detail::Model& m = detail::model();
+  std::lock_guard lock(m.mutex);
+  Timeline timeline;
+  timeline.name = std::move(name);
+  double origin_us = std::numeric_limits<double>::infinity();
+  for (const auto& e : m.timeline) origin_us = std::min(origin_us, e.start_us);
+  std::map<std::uint32_t, std::size_t> row_of;  // stream index -> row, in order of first use
+  for (const auto& e : m.timeline) {
+    auto [it, added] = row_of.try_emplace(e.stream_index, timeline.rows.size());
+    if (added) timeline.rows.push_back({m.streams[e.stream_index]->name(), {}});
+    timeline.rows[it->second].spans.push_back({e.what, (e.start_us - origin_us) / 1000.0,
+                                               (e.end_us - origin_us) / 1000.0, kind_of(e.what)});
+  }
+  m.timeline.clear();
+  m.collecting = false;
+  return timeline;
 }
 
 }  // namespace cudalab::emu

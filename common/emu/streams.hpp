@@ -79,8 +79,9 @@ double operation_start_us() noexcept;
 void set_operation_duration_us(double us) noexcept;
 // Work run at once (the single-stream fast path) starts at the host's
 // modelled time and moves it on, so that events around it measure it.
+// `what` names it in a modelled timeline, if one is being collected.
 double unqueued_start_us();
-void unqueued_ended(double start_us, double duration_us);
+void unqueued_ended(double start_us, double duration_us, const std::function<std::string()>& what);
 
 struct QueuedOperation {
   cudaStream_t stream = nullptr;

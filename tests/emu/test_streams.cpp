@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/emu/timeline.hpp"
 #include "emu_test_support.hpp"
 #include "plain_streams.hpp"
 
@@ -424,6 +425,38 @@ TEST_F(StreamsTest, ThreeSpinsTakeSixtyMsWithABlockingStreamAndFortyWithANonBloc
                 0.1)
         << "stream flags " << flags;
   }
+}
+
+TEST_F(StreamsTest, TheModelledTimelineHasARowPerStreamAndShowsTheOverlap) {
+  cudaStream_t s = stream(cudaStreamNonBlocking);
+  cudalab::emu::start_modelled_timeline();
+  plain_streams::spin(kSpinNs, s);
+  plain_streams::spin(kSpinNs, nullptr);
+  plain_streams::spin(kSpinNs, s);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const cudalab::Timeline t = cudalab::emu::take_modelled_timeline("three spins");
+  EXPECT_EQ(t.name, "three spins");
+  ASSERT_EQ(t.rows.size(), 2u);
+  const cudalab::TimelineRow* side = nullptr;
+  const cudalab::TimelineRow* legacy = nullptr;
+  for (const auto& row : t.rows) {
+    (row.name == "the legacy default stream" ? legacy : side) = &row;
+  }
+  ASSERT_NE(legacy, nullptr);
+  ASSERT_NE(side, nullptr);
+  EXPECT_NE(side->name.find("(non-blocking)"), std::string::npos) << side->name;
+  ASSERT_EQ(side->spans.size(), 2u);
+  ASSERT_EQ(legacy->spans.size(), 1u);
+  for (const auto* span : {&side->spans[0], &side->spans[1], &legacy->spans[0]}) {
+    EXPECT_EQ(span->kind, "kernel");
+    EXPECT_NE(span->name.find("spin_kernel"), std::string::npos) << span->name;
+    EXPECT_NEAR(span->end_ms - span->start_ms, kSpinMs, 0.01);
+  }
+  EXPECT_NEAR(side->spans[0].start_ms, 0.0, 1e-9);
+  EXPECT_NEAR(legacy->spans[0].start_ms, 0.0, 0.01) << "overlaps the first spin on s";
+  EXPECT_NEAR(side->spans[1].start_ms, side->spans[0].end_ms, 1e-9);
+  const cudalab::Timeline empty = cudalab::emu::take_modelled_timeline("not collecting");
+  EXPECT_TRUE(empty.rows.empty());
 }
 
 TEST_F(StreamsTest, ADestroyedStreamIsAnInvalidHandle) {
