@@ -10,11 +10,18 @@
 // default-stream rules. The same clocks decide when a queued operation may
 // run (every operation it happens after has run), so the scheduler can pick
 // any ready operation and still respect every ordering the program asked for.
+//
+// Several devices share these clocks, so happens-before spans devices (an
+// event recorded on device 0 and waited for by a stream of device 1 orders
+// them). Queued operations run without the model's mutex held: host threads
+// that synchronise at once run operations side by side, which a kernel
+// spinning on a flag that another device's kernel sets needs.
 #include "streams.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -47,6 +54,7 @@ struct Operation;
 
 struct Stream {
   StreamKind kind = StreamKind::blocking;
+  int device = 0;
   std::uint32_t index = 0;   // its component in vector clocks
   std::uint32_t number = 0;  // created streams are numbered 1, 2, ... in reports
   std::uint32_t issued = 0;
@@ -57,6 +65,10 @@ struct Stream {
   bool destroyed = false;
 
   std::string name() const {
+    if (device_count() > 1) return kind_name() + " on device " + std::to_string(device);
+    return kind_name();
+  }
+  std::string kind_name() const {
     switch (kind) {
       case StreamKind::legacy:
         return "the legacy default stream";
@@ -76,6 +88,7 @@ struct Operation {
   Stream* stream = nullptr;
   std::uint32_t seq = 0;
   std::uint64_t issue_order = 0;
+  std::uint64_t issuer = 0;  // the host thread that issued it (this_host_thread())
   VectorClock clock;
   QueuedOperation work;
   OperationName name;
@@ -93,6 +106,7 @@ struct Done {
 
 struct Event {
   unsigned flags = 0;
+  int device = 0;
   bool recorded = false;
   VectorClock clock;
   double time_us = 0;
@@ -100,12 +114,17 @@ struct Event {
 };
 
 struct Model {
+  // Operations run without it held (run_until); nothing may call run_until
+  // while holding it.
   std::recursive_mutex mutex;
+  std::condition_variable_any finished;          // an operation finished running
+  std::size_t running = 0;                       // operations running now, on any host thread
   std::vector<std::unique_ptr<Stream>> streams;  // never shrinks: handles stay recognisable
   std::unordered_set<const Stream*> live_created;
   std::vector<std::unique_ptr<Event>> events;
   std::unordered_set<const Event*> live_events;
-  Stream* legacy = nullptr;
+  Stream* legacy = nullptr;               // device 0's
+  std::vector<Stream*> legacy_by_device;  // made on first use
   std::uint32_t created_count = 0;
   std::uint32_t per_thread_count = 0;
   VectorClock host;         // what the host has waited for
@@ -116,11 +135,15 @@ struct Model {
   std::set<std::string> reported;  // pairs reported in this run of the queue
   std::mt19937_64 random;
 
-  Model() { legacy = add_stream(StreamKind::legacy); }
+  Model() {
+    legacy = add_stream(StreamKind::legacy, 0);
+    legacy_by_device.push_back(legacy);
+  }
 
-  Stream* add_stream(StreamKind kind) {
+  Stream* add_stream(StreamKind kind, int device) {
     auto s = std::make_unique<Stream>();
     s->kind = kind;
+    s->device = device;
     s->index = static_cast<std::uint32_t>(streams.size());
     streams.push_back(std::move(s));
     return streams.back().get();
@@ -132,25 +155,45 @@ Model& model() {
   return m;
 }
 
+Stream* legacy_of(Model& m, int device) {
+  const auto d = static_cast<std::size_t>(device);
+  if (m.legacy_by_device.size() <= d) m.legacy_by_device.resize(d + 1, nullptr);
+  if (!m.legacy_by_device[d]) m.legacy_by_device[d] = m.add_stream(StreamKind::legacy, device);
+  return m.legacy_by_device[d];
+}
+
+// A number per host thread, to tell which operations a thread issued.
+std::uint64_t this_host_thread() {
+  static std::atomic<std::uint64_t> counter{0};
+  thread_local const std::uint64_t number = ++counter;
+  return number;
+}
+
 // Set while anything is queued, any created stream lives or any operation
 // waits to be checked: the one thing the single-stream fast path reads.
 std::atomic<bool> model_active{false};
 
 void update_active(Model& m) {
-  model_active.store(m.queued > 0 || !m.live_created.empty() || !m.done.empty(),
+  model_active.store(m.queued > 0 || m.running > 0 || !m.live_created.empty() || !m.done.empty(),
                      std::memory_order_release);
 }
 
-thread_local Stream* this_thread_stream = nullptr;
+// This host thread's per-thread default stream of each device, made on first use.
+thread_local std::vector<Stream*> this_thread_streams;
 
+// The default streams are those of the current device.
 Stream* stream_of(Model& m, cudaStream_t handle) {
-  if (handle == nullptr || handle == cudaStreamLegacy) return m.legacy;
+  const int device = current_device();
+  if (handle == nullptr || handle == cudaStreamLegacy) return legacy_of(m, device);
   if (handle == cudaStreamPerThread) {
-    if (!this_thread_stream) {
-      this_thread_stream = m.add_stream(StreamKind::per_thread);
-      this_thread_stream->number = ++m.per_thread_count;
+    const auto d = static_cast<std::size_t>(device);
+    if (this_thread_streams.size() <= d) this_thread_streams.resize(d + 1, nullptr);
+    Stream*& mine = this_thread_streams[d];
+    if (!mine) {
+      mine = m.add_stream(StreamKind::per_thread, device);
+      mine->number = ++m.per_thread_count;
     }
-    return this_thread_stream;
+    return mine;
   }
   auto* s = reinterpret_cast<Stream*>(handle);
   return m.live_created.count(s) ? s : nullptr;
@@ -158,18 +201,28 @@ Stream* stream_of(Model& m, cudaStream_t handle) {
 
 // The clock the next operation of `s` starts from: its own order, what the
 // host waited for, and the legacy default stream's rules (it waits for the
-// blocking streams' earlier work; they wait for its earlier work).
+// blocking streams' earlier work; they wait for its earlier work), which
+// hold within one device: each device has its own legacy default stream.
 VectorClock start_clock(Model& m, const Stream& s) {
   VectorClock c = s.last;
   join(c, m.host);
   if (s.kind == StreamKind::legacy) {
     for (const auto& other : m.streams) {
-      if (other->blocking()) join(c, other->last);
+      if (other->blocking() && other->device == s.device) join(c, other->last);
     }
   } else if (s.blocking()) {
-    join(c, m.legacy->last);
+    join(c, legacy_of(m, s.device)->last);
   }
   return c;
+}
+
+// Everything issued so far to `device`'s streams.
+VectorClock all_work_of(Model& m, int device) {
+  VectorClock all;
+  for (const auto& s : m.streams) {
+    if (s->device == device) join(all, s->last);
+  }
+  return all;
 }
 
 // When every operation `clock` names has ended, on the modelled clock.
@@ -218,11 +271,14 @@ Schedule current_schedule(Model& m) {
   return {Policy::seeded, "seed " + text};
 }
 
-Operation* pick(Model& m, const Schedule& schedule) {
+// Among the ready operations that `eligible` accepts, the one to run next.
+template <class Eligible>
+Operation* pick(Model& m, const Schedule& schedule, const Eligible& eligible) {
   std::vector<Operation*> ready;
   for (const auto& s : m.streams) {
     if (s->queue.empty()) continue;
     Operation* head = s->queue.front().get();
+    if (!eligible(*head)) continue;
     // Ready when what it happens after has run (its own stream's earlier
     // work has: it is the head).
     VectorClock before = head->clock;
@@ -256,13 +312,61 @@ void check_against_done(Model& m, const Operation& op, const std::string& schedu
   }
 }
 
-void execute(Model& m, Operation& op, const std::string& schedule) {
+// Runs an operation taken off its queue. The mutex (held by `lock`) is
+// released while it runs, so that other host threads can run theirs.
+void execute(Model& m, std::unique_lock<std::recursive_mutex>& lock,
+             std::unique_ptr<Operation> owned, const std::string& schedule) {
+  Operation& op = *owned;
+  ++m.running;
+  lock.unlock();
   op.work.run(op.accesses);
   merge_ranges(op.accesses.reads);
   merge_ranges(op.accesses.writes);
+  lock.lock();
   check_against_done(m, op, schedule);
   op.stream->executed = op.seq;
   m.done.push_back({op.stream->index, op.seq, std::move(op.name), std::move(op.accesses)});
+  --m.running;
+  m.finished.notify_all();
+}
+
+// Runs queued operations until everything `target` names has run: the ready
+// operations this host thread issued (all of them, as a synchronisation
+// point always did) and the ready ones `target` needs, whoever issued them;
+// while another thread runs one it needs, it waits. It does not start
+// another thread's operation it does not need: that one may wait for work
+// this thread has yet to issue (a kernel spinning on a flag that a later
+// kernel sets), and would hold this thread for good. Called without the
+// mutex held.
+void run_until(const VectorClock& target) {
+  Model& m = model();
+  std::unique_lock lock(m.mutex);
+  if (m.queued == 0 && has_run(m, target)) return;
+  const Schedule schedule = current_schedule(m);
+  m.reported.clear();
+  const std::uint64_t me = this_host_thread();
+  auto eligible = [&](const Operation& op) {
+    return op.issuer == me || component(target, op.stream->index) >= op.seq;
+  };
+  for (;;) {
+    if (Operation* op = pick(m, schedule, eligible)) {
+      std::unique_ptr<Operation> owned = std::move(op->stream->queue.front());
+      op->stream->queue.pop_front();
+      --m.queued;
+      execute(m, lock, std::move(owned), schedule.text);
+      continue;
+    }
+    if (has_run(m, target)) break;
+    if (m.running == 0) {
+      std::cerr << "cudalab emulator: queued stream work waits for itself (a bug in the "
+                   "emulator); it is dropped\n";
+      for (auto& s : m.streams) s->queue.clear();
+      m.queued = 0;
+      break;
+    }
+    m.finished.wait(lock);
+  }
+  update_active(m);
 }
 
 // Forgets the operations every later one happens after: the host waited for them.
@@ -275,6 +379,17 @@ void host_waits_for(Model& m, const VectorClock& clock) {
   m.host_time_us = std::max(m.host_time_us, ready_time(m, clock));
   forget_ordered(m);
   update_active(m);
+}
+
+void run_until(const VectorClock& target);
+
+// A host synchronisation point: runs what `clock` names (and this thread's
+// other ready work), then orders the host after it.
+void run_until_and_wait(const VectorClock& clock) {
+  run_until(clock);
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  host_waits_for(m, clock);
 }
 
 }  // namespace
@@ -293,31 +408,20 @@ bool is_valid_stream(cudaStream_t stream) noexcept {
 
 void run_queued() {
   if (!model_active.load(std::memory_order_acquire)) return;
+  run_until({});
+}
+
+int device_of_stream(cudaStream_t stream) noexcept {
+  if (is_default_stream(stream)) return current_device();
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  if (m.queued == 0) return;
-  const Schedule schedule = current_schedule(m);
-  m.reported.clear();
-  while (m.queued > 0) {
-    Operation* op = pick(m, schedule);
-    if (!op) {
-      std::cerr << "cudalab emulator: queued stream work waits for itself (a bug in the "
-                   "emulator); it is dropped\n";
-      for (auto& s : m.streams) s->queue.clear();
-      m.queued = 0;
-      break;
-    }
-    std::unique_ptr<Operation> owned = std::move(op->stream->queue.front());
-    op->stream->queue.pop_front();
-    --m.queued;
-    execute(m, *owned, schedule.text);
-  }
-  update_active(m);
+  const auto* s = reinterpret_cast<const Stream*>(stream);
+  return m.live_created.count(s) ? s->device : -1;
 }
 
 void enqueue(QueuedOperation work, bool wait) {
   Model& m = model();
-  std::lock_guard lock(m.mutex);
+  std::unique_lock lock(m.mutex);
   Stream* s = stream_of(m, work.stream);
   auto op = std::make_unique<Operation>();
   op->stream = s;
@@ -328,6 +432,7 @@ void enqueue(QueuedOperation work, bool wait) {
   op->clock[s->index] = op->seq;
   s->last = op->clock;
   op->issue_order = ++m.issue_counter;
+  op->issuer = this_host_thread();
   s->end_times.push_back(start + work.modelled_us);
   op->name = {work.what, s->name(), work.call_site};
   op->work = std::move(work);
@@ -335,42 +440,52 @@ void enqueue(QueuedOperation work, bool wait) {
   s->queue.push_back(std::move(op));
   ++m.queued;
   model_active.store(true, std::memory_order_release);
-  if (wait) {
-    run_queued();
-    host_waits_for(m, clock);
-  }
+  lock.unlock();
+  if (wait) run_until_and_wait(clock);
 }
 
-void synchronize_device() {
+void synchronize_device(int device) {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
-  std::lock_guard lock(m.mutex);
-  run_queued();
   VectorClock all;
-  for (const auto& s : m.streams) join(all, s->last);
-  host_waits_for(m, all);
+  {
+    std::lock_guard lock(m.mutex);
+    all = all_work_of(m, device < 0 ? current_device() : device);
+  }
+  run_until_and_wait(all);
 }
 
 void reset_device() {
   synchronize_device();
+  const int device = current_device();
+  forget_peer_access(device);
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  for (const Stream* s : m.live_created) const_cast<Stream*>(s)->destroyed = true;
-  m.live_created.clear();
-  for (const Event* e : m.live_events) const_cast<Event*>(e)->destroyed = true;
-  m.live_events.clear();
+  std::erase_if(m.live_created, [&](const Stream* s) {
+    if (s->device != device) return false;
+    const_cast<Stream*>(s)->destroyed = true;
+    return true;
+  });
+  std::erase_if(m.live_events, [&](const Event* e) {
+    if (e->device != device) return false;
+    const_cast<Event*>(e)->destroyed = true;
+    return true;
+  });
   update_active(m);
 }
 
 void synchronize_stream(cudaStream_t stream) {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
-  std::lock_guard lock(m.mutex);
-  run_queued();
-  Stream* s = stream_of(m, stream);
-  if (!s) return;
-  // The default streams' own rules decide what a wait for them covers.
-  host_waits_for(m, is_default_stream(stream) ? start_clock(m, *s) : s->last);
+  VectorClock target;
+  {
+    std::lock_guard lock(m.mutex);
+    Stream* s = stream_of(m, stream);
+    if (!s) return;
+    // The default streams' own rules decide what a wait for them covers.
+    target = is_default_stream(stream) ? start_clock(m, *s) : s->last;
+  }
+  run_until_and_wait(target);
 }
 
 }  // namespace cudalab::emu::detail
@@ -397,7 +512,8 @@ cudaError_t create_stream(cudaStream_t* stream, unsigned int flags) {
   detail::Model& m = model();
   std::lock_guard lock(m.mutex);
   Stream* s = m.add_stream((flags & cudaStreamNonBlocking) ? detail::StreamKind::non_blocking
-                                                           : detail::StreamKind::blocking);
+                                                           : detail::StreamKind::blocking,
+                           detail::current_device());
   s->number = ++m.created_count;
   // Work issued before the stream existed is ordered before it only where the
   // host waited for it; the clock starts from there.
@@ -482,6 +598,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   m.events.push_back(std::make_unique<Event>());
   Event* e = m.events.back().get();
   e->flags = flags;
+  e->device = detail::current_device();
   m.live_events.insert(e);
   *event = reinterpret_cast<cudaEvent_t>(e);
   return cudaSuccess;
@@ -503,6 +620,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   Event* e = live_event(m, event);
   Stream* s = detail::stream_of(m, stream);
   if (!e || !s) return fail(cudaErrorInvalidResourceHandle);
+  // An event is recorded only on a stream of its own device (a wait may
+  // come from any device).
+  if (s->device != e->device) return fail(cudaErrorInvalidResourceHandle);
   // The record completes when the work before it on the stream (with the
   // default-stream rules) has: that work is its clock.
   e->clock = detail::start_clock(m, *s);
@@ -513,11 +633,20 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   detail::Model& m = model();
-  std::lock_guard lock(m.mutex);
-  Event* e = live_event(m, event);
-  if (!e) return fail(cudaErrorInvalidResourceHandle);
-  detail::run_queued();
-  if (e->recorded) detail::host_waits_for(m, e->clock);
+  detail::VectorClock clock;
+  bool recorded = false;
+  {
+    std::lock_guard lock(m.mutex);
+    Event* e = live_event(m, event);
+    if (!e) return fail(cudaErrorInvalidResourceHandle);
+    recorded = e->recorded;
+    clock = e->clock;
+  }
+  if (recorded) {
+    detail::run_until_and_wait(clock);
+  } else {
+    detail::run_queued();
+  }
   return cudaSuccess;
 }
 
@@ -533,6 +662,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   Event* a = live_event(m, start);
   Event* b = live_event(m, end);
   if (!a || !b) return fail(cudaErrorInvalidResourceHandle);
+  if (a->device != b->device) return fail(cudaErrorInvalidResourceHandle);
   if ((a->flags | b->flags) & cudaEventDisableTiming) return fail(cudaErrorInvalidResourceHandle);
   if (!a->recorded || !b->recorded) return fail(cudaErrorInvalidResourceHandle);
   if (!detail::has_run(m, a->clock) || !detail::has_run(m, b->clock)) {

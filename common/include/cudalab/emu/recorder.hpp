@@ -55,6 +55,8 @@ struct Options {
   // wherever nothing orders them) or a decimal seed (a random order, the
   // same for the same seed). Empty: CUDALAB_EMU_SCHEDULE, else adversarial.
   std::string schedule;
+  // Virtual GPUs (cudaGetDeviceCount), 1 to 64. 0: CUDALAB_EMU_DEVICES, else 1.
+  unsigned devices = 0;
 };
 
 Options options();
@@ -91,6 +93,7 @@ enum class ReportKind {
                           // limit
   stream_race,            // two operations of different streams, same bytes, one writing, unordered
   stream_race_unchecked,  // an unordered pair of operations whose accesses were not all traced
+  peer_access,            // a kernel touched another device's memory without peer access enabled
 };
 const char* to_string(ReportKind kind);
 
@@ -208,6 +211,7 @@ struct AllocationInfo {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
   bool freed = false;
+  int device = 0;  // the virtual device that owns it
 };
 
 struct LaunchRecord {
