@@ -415,6 +415,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   BlockRun& run = worker.run;
   const dim3 g = launch.grid, b = launch.block;
   run.launch = &launch;
+  run.device = launch.device;
   run.info.grid_dim = g;
   run.info.block_dim = b;
   run.info.block_linear = linear;

@@ -381,8 +381,6 @@ void host_waits_for(Model& m, const VectorClock& clock) {
   update_active(m);
 }
 
-void run_until(const VectorClock& target);
-
 // A host synchronisation point: runs what `clock` names (and this thread's
 // other ready work), then orders the host after it.
 void run_until_and_wait(const VectorClock& clock) {
