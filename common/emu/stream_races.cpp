@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -69,66 +70,37 @@ void merge_ranges(std::vector<ByteRange>& ranges) {
   ranges.resize(out);
 }
 
-void check_unordered_pair(const OperationName& earlier, const OperationAccesses& earlier_accesses,
-                          const OperationName& later, const OperationAccesses& later_accesses,
-                          const std::string& schedule, std::set<std::string>& reported) {
-  struct Conflict {
-    const std::vector<ByteRange>& first;
-    const std::vector<ByteRange>& second;
-    const char* first_does;
-    const char* second_does;
-  };
-  const Conflict conflicts[] = {
-      {earlier_accesses.writes, later_accesses.writes, "writes", "writes"},
-      {earlier_accesses.writes, later_accesses.reads, "writes", "reads"},
-      {earlier_accesses.reads, later_accesses.writes, "reads", "writes"},
-  };
-  const Conflict frees[] = {
-      {earlier_accesses.frees, later_accesses.writes, "freed", "writes"},
-      {earlier_accesses.frees, later_accesses.reads, "freed", "reads"},
-      {earlier_accesses.writes, later_accesses.frees, "writes", "frees"},
-      {earlier_accesses.reads, later_accesses.frees, "reads", "frees"},
-  };
-  for (const Conflict& c : frees) {
-    auto [found, bytes] = first_overlap(c.first, c.second);
-    if (!found) continue;
-    if (!first_time(reported, ReportKind::stream_use_after_free, earlier, later)) return;
-    Report r;
-    r.kind = ReportKind::stream_use_after_free;
-    r.kernel = describe(earlier);
-    r.second_operation = describe(later);
-    r.address = bytes.begin;
-    r.access_bytes = bytes.end - bytes.begin;
-    r.is_write = true;
-    std::ostringstream what;
-    what << "Use after free between streams: " << earlier.what << " on " << earlier.stream << " "
-         << c.first_does << " and " << later.what << " on " << later.stream << " " << c.second_does
-         << " " << r.access_bytes << " bytes at " << hex(r.address)
-         << ", and nothing orders the use before the free: the pool may hand the block to "
-            "another allocation while it is still in use. Record an event on the using stream "
-            "and make the freeing stream wait for it before cudaFreeAsync (what "
-            "record_stream makes PyTorch's caching allocator do). They ran in this order under "
-            "schedule "
-         << schedule << "; another order is as valid.";
-    r.message = what.str();
-    add_stream_report(std::move(r));
-    return;
-  }
+namespace {
+
+// Which bytes of an unordered pair conflict, and what each did to them.
+struct Conflict {
+  const std::vector<ByteRange>& first;
+  const std::vector<ByteRange>& second;
+  const char* first_does;
+  const char* second_does;
+};
+
+// Reports the first conflict found among `conflicts` as `kind`; the message
+// starts with `title` and ends with `advice`. False when none is found.
+bool report_first_conflict(std::initializer_list<Conflict> conflicts, ReportKind kind,
+                           const char* title, const char* advice, const OperationName& earlier,
+                           const OperationName& later, const std::string& schedule,
+                           std::set<std::string>& reported) {
   for (const Conflict& c : conflicts) {
     auto [found, bytes] = first_overlap(c.first, c.second);
     if (!found) continue;
-    if (!first_time(reported, ReportKind::stream_race, earlier, later)) return;
+    if (!first_time(reported, kind, earlier, later)) return true;
     Report r;
-    r.kind = ReportKind::stream_race;
+    r.kind = kind;
     r.kernel = describe(earlier);
     r.second_operation = describe(later);
     r.address = bytes.begin;
     r.access_bytes = bytes.end - bytes.begin;
     r.is_write = true;
     std::ostringstream what;
-    what << "Race between streams: " << earlier.what << " on " << earlier.stream << " "
-         << c.first_does << " and " << later.what << " on " << later.stream << " " << c.second_does
-         << " " << r.access_bytes << " bytes at " << hex(r.address);
+    what << title << ": " << earlier.what << " on " << earlier.stream << " " << c.first_does
+         << " and " << later.what << " on " << later.stream << " " << c.second_does << " "
+         << r.access_bytes << " bytes at " << hex(r.address);
     if (const Allocation* a = find_span(reinterpret_cast<const void*>(bytes.begin));
         a && !a->is_shared_space) {
       r.allocation_base = a->base;
@@ -136,11 +108,42 @@ void check_unordered_pair(const OperationName& earlier, const OperationAccesses&
       what << " (offset " << bytes.begin - a->base << " of allocation " << hex(a->base) << ", "
            << a->bytes << " bytes)";
     }
-    what << ", and no event or synchronisation orders them (cudaEventRecord + "
-            "cudaStreamWaitEvent would). They ran in this order under schedule "
-         << schedule << "; another order is as valid.";
+    what << ", " << advice << " They ran in this order under schedule " << schedule
+         << "; another order is as valid.";
     r.message = what.str();
     add_stream_report(std::move(r));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void check_unordered_pair(const OperationName& earlier, const OperationAccesses& earlier_accesses,
+                          const OperationName& later, const OperationAccesses& later_accesses,
+                          const std::string& schedule, std::set<std::string>& reported) {
+  const OperationAccesses& e = earlier_accesses;
+  const OperationAccesses& l = later_accesses;
+  if (report_first_conflict({{e.frees, l.writes, "freed", "writes"},
+                             {e.frees, l.reads, "freed", "reads"},
+                             {e.writes, l.frees, "writes", "frees"},
+                             {e.reads, l.frees, "reads", "frees"}},
+                            ReportKind::stream_use_after_free, "Use after free between streams",
+                            "and nothing orders the use before the free: the pool may hand the "
+                            "block to another allocation while it is still in use. Record an "
+                            "event on the using stream and make the freeing stream wait for it "
+                            "before cudaFreeAsync (what record_stream makes PyTorch's caching "
+                            "allocator do).",
+                            earlier, later, schedule, reported)) {
+    return;
+  }
+  if (report_first_conflict({{e.writes, l.writes, "writes", "writes"},
+                             {e.writes, l.reads, "writes", "reads"},
+                             {e.reads, l.writes, "reads", "writes"}},
+                            ReportKind::stream_race, "Race between streams",
+                            "and no event or synchronisation orders them (cudaEventRecord + "
+                            "cudaStreamWaitEvent would).",
+                            earlier, later, schedule, reported)) {
     return;
   }
   if (earlier_accesses.complete && later_accesses.complete) return;

@@ -65,6 +65,7 @@ struct Stream {
   VectorClock last;               // the clock its next operation starts from
   std::vector<double> end_times;  // modelled end of its operation k at [k - 1], once it ran
   std::deque<std::unique_ptr<Operation>> queue;
+  std::uint64_t not_ready_at = 0;  // `issued` + 1 when a query last answered not ready
   bool destroyed = false;
 
   std::string name() const {
@@ -112,7 +113,9 @@ struct Event {
   int device = 0;
   bool recorded = false;
   VectorClock clock;
-  double record_time_us = 0;  // the host's modelled time at the record call
+  double record_time_us = 0;       // the host's modelled time at the record call
+  std::uint64_t records = 0;       // how many times it was recorded
+  std::uint64_t not_ready_at = 0;  // `records` when a query last answered not ready
   bool destroyed = false;
 };
 
@@ -188,8 +191,14 @@ void update_active(Model& m) {
 thread_local std::vector<Stream*> this_thread_streams;
 
 // The default streams are those of the current device.
+// Set by a translation unit built with --default-stream per-thread (shim.hpp).
+std::atomic<bool> zero_is_per_thread{false};
+
 Stream* stream_of(Model& m, cudaStream_t handle) {
   const int device = current_device();
+  if (handle == nullptr && zero_is_per_thread.load(std::memory_order_relaxed)) {
+    handle = cudaStreamPerThread;
+  }
   if (handle == nullptr || handle == cudaStreamLegacy) return legacy_of(m, device);
   if (handle == cudaStreamPerThread) {
     const auto d = static_cast<std::size_t>(device);
@@ -460,6 +469,11 @@ void unqueued_ended(double start_us, double duration_us, const std::function<std
     m.timeline.push_back({m.legacy->index, what(), start_us, start_us + duration_us});
 }
 
+bool make_stream_zero_per_thread() noexcept {
+  zero_is_per_thread.store(true);
+  return true;
+}
+
 bool is_valid_stream(cudaStream_t stream) noexcept {
   if (is_default_stream(stream)) return true;
   Model& m = model();
@@ -549,18 +563,59 @@ void reset_device() {
   update_active(m);
 }
 
+namespace {
+
+// What a synchronisation with `stream` waits for: the default streams' own
+// rules decide what a wait for them covers.
+VectorClock stream_target(Model& m, cudaStream_t stream) {
+  std::lock_guard lock(m.mutex);
+  Stream* s = stream_of(m, stream);
+  if (!s) return {};
+  return is_default_stream(stream) ? start_clock(m, *s) : s->last;
+}
+
+}  // namespace
+
 void synchronize_stream(cudaStream_t stream) {
   if (!model_active.load(std::memory_order_acquire)) return;
+  run_until_and_wait(stream_target(model(), stream));
+}
+
+bool query_done(const VectorClock& target, std::uint64_t asking, std::uint64_t& not_ready_at) {
   Model& m = model();
-  VectorClock target;
+  {
+    std::lock_guard lock(m.mutex);
+    bool host_waited = true;
+    for (std::size_t i = 0; i < target.size(); ++i) {
+      host_waited = host_waited && component(m.host, i) >= target[i];
+    }
+    if (host_waited || (not_ready_at == asking && has_run(m, target))) {
+      host_waits_for(m, target);
+      return true;
+    }
+    not_ready_at = asking;
+  }
+  // The adversarial answer: not finished. The work runs now, so that a loop
+  // polling the query ends at its next call; the host is ordered after it
+  // only when a query answers cudaSuccess or a synchronisation waits for it.
+  run_until(target);
+  return false;
+}
+
+bool query_stream(cudaStream_t stream) {
+  if (!model_active.load(std::memory_order_acquire)) return true;
+  Model& m = model();
+  const VectorClock target = stream_target(m, stream);
+  std::uint64_t asking = 0;
+  std::uint64_t* not_ready_at = nullptr;
   {
     std::lock_guard lock(m.mutex);
     Stream* s = stream_of(m, stream);
-    if (!s) return;
-    // The default streams' own rules decide what a wait for them covers.
-    target = is_default_stream(stream) ? start_clock(m, *s) : s->last;
+    if (!s) return true;
+    asking = std::uint64_t{s->issued} + 1;
+    not_ready_at = &s->not_ready_at;
   }
-  run_until_and_wait(target);
+  return query_done(target, asking, *not_ready_at);
 }
 
 }  // namespace cudalab::emu::detail
@@ -623,10 +678,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
-  // A query is a synchronisation point here: the queue runs, so the stream's
-  // work is done and the answer is always cudaSuccess.
-  detail::synchronize_stream(stream);
-  return cudaSuccess;
+  return detail::query_stream(stream) ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
@@ -703,6 +755,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   e->clock = detail::start_clock(m, *s);
   e->record_time_us = m.host_time_us;
   e->recorded = true;
+  ++e->records;
   return cudaSuccess;
 }
 
@@ -723,8 +776,20 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  // As cudaStreamQuery: the queue runs, the event is complete.
-  return cudaEventSynchronize(event);
+  detail::Model& m = model();
+  detail::VectorClock clock;
+  std::uint64_t asking = 0;
+  std::uint64_t* not_ready_at = nullptr;
+  {
+    std::lock_guard lock(m.mutex);
+    Event* e = live_event(m, event);
+    if (!e) return fail(cudaErrorInvalidResourceHandle);
+    if (!e->recorded) return cudaSuccess;
+    clock = e->clock;
+    asking = e->records;
+    not_ready_at = &e->not_ready_at;
+  }
+  return detail::query_done(clock, asking, *not_ready_at) ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {

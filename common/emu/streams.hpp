@@ -122,6 +122,16 @@ void run_queued();
 // synchronize_device waits for the work of `device` (-1: the current one).
 void synchronize_device(int device = -1);
 void synchronize_stream(cudaStream_t stream);
+// cudaStreamQuery / cudaEventQuery: true, and the host ordered after it,
+// when the host already waited for everything `target` names, or when it
+// has run and the last query of the same handle (`not_ready_at`, compared
+// with `asking`: the stream's work or the event's record it asks about)
+// answered not ready. Otherwise the answer is false (cudaErrorNotReady, as a
+// GPU answers for work it has not finished) and the work runs, so that
+// polling ends at the next query.
+bool query_done(const std::vector<std::uint32_t>& target, std::uint64_t asking,
+                std::uint64_t& not_ready_at);
+bool query_stream(cudaStream_t stream);
 // cudaDeviceReset of the current device: runs its queued work, then its
 // streams' and events' handles are invalid and its peer access is disabled.
 void reset_device();

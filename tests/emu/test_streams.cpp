@@ -296,10 +296,29 @@ TEST_F(StreamsTest, WorkWaitsInItsQueueUntilTheHostSynchronises) {
   ASSERT_EQ(cudaMemcpyAsync(pinned, a_, kCount * sizeof(float), cudaMemcpyDeviceToHost, s),
             cudaSuccess);
   EXPECT_EQ(pinned[0], -5.0f) << "an async copy to pinned memory returns before it runs";
-  ASSERT_EQ(cudaStreamQuery(s), cudaSuccess);
+  // The first query finds the work unfinished (and runs it); the next finds it done.
+  EXPECT_EQ(cudaStreamQuery(s), cudaErrorNotReady);
+  EXPECT_EQ(cudaStreamQuery(s), cudaSuccess);
   EXPECT_EQ(pinned[0], 7.0f);
   EXPECT_EQ(pinned[kCount - 1], 7.0f);
   ASSERT_EQ(cudaFreeHost(pinned), cudaSuccess);
+}
+
+// A polling loop ends, and a query on finished work does not say not ready.
+TEST_F(StreamsTest, AQueryAnswersNotReadyOnceForWorkTheHostHasNotSeenFinish) {
+  cudaStream_t s = stream(cudaStreamNonBlocking);
+  cudaEvent_t e = event();
+  plain_streams::fill(a_, kCount, 7.0f, s);
+  ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+  int polls = 0;
+  while (cudaEventQuery(e) == cudaErrorNotReady) ++polls;
+  EXPECT_EQ(polls, 1);
+  EXPECT_EQ(cudaStreamQuery(s), cudaSuccess) << "the event's success ordered the host after it";
+  plain_streams::fill(a_, kCount, 8.0f, s);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(s), cudaSuccess) << "the host waited for it";
+  EXPECT_EQ(cudaEventQuery(e), cudaSuccess);
+  cudaGetLastError();
 }
 
 TEST_F(StreamsTest, AnAsyncCopyToPageableMemoryIsSynchronous) {

@@ -52,6 +52,29 @@
 #include <driver_types.h>
 #include <vector_types.h>
 
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+// nvcc --default-stream per-thread defines this macro, and CUDA's headers
+// then rename the calls that take a stream (cudaMemcpy -> cudaMemcpy_ptds);
+// they are undone here, before the emulator declares its own (one function
+// each), and stream 0 means the calling host
+// thread's default stream, for the whole process (docs/emulator.md).
+#undef cudaMemcpy
+#undef cudaMemcpyAsync
+#undef cudaMemset
+#undef cudaMemsetAsync
+#undef cudaStreamSynchronize
+#undef cudaStreamQuery
+#undef cudaStreamWaitEvent
+#undef cudaEventRecord
+#undef cudaLaunchHostFunc
+#undef cudaMallocAsync
+#undef cudaFreeAsync
+namespace cudalab::emu::detail {
+bool make_stream_zero_per_thread() noexcept;
+inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
+}  // namespace cudalab::emu::detail
+#endif
+
 #include "cudalab/emu/chevron.hpp"
 #include "cudalab/emu/device_functions.hpp"
 #include "cudalab/emu/global_ptr.hpp"
