@@ -35,7 +35,6 @@ struct ThreeSpins {
   std::vector<Span> spans;  // "spin 1" (s), "spin 2" (default), "spin 3" (s)
   double total_ms = 0;      // first start to last end
   double one_spin_ms = 0;   // one spin alone, measured (modelled) just before
-  double predicted_ms = 0;  // the student's predicted_total_ms for spins of one_spin_ms
 };
 
 // Exercise 2: the lecture's producer and consumer, with independent work on
@@ -63,6 +62,19 @@ struct ReuseHazard {
   bool pointer_reused = false;  // the next allocation on the default stream got A's block
 };
 
+// Exercise 4: exercise 2's producer and consumer with A from cudaMallocAsync
+// and freed by cudaFreeAsync, then B of the same size allocated on the
+// default stream and filled with 2, and independent work on a third stream.
+struct StreamOrderedFree {
+  Observation observation;  // on the emulator: the race checker's reports
+  float sum = 0;            // the consumer's sum of A (all ones)
+  float expected = 0;
+  bool pointer_reused = false;  // B got A's address
+  Span consumer;                // the side stream's delay spin and sum
+  Span independent;             // the third stream's spin
+  double total_ms = 0;
+};
+
 // Exercise 5.
 struct Pipeline {
   Observation observation;
@@ -78,6 +90,8 @@ class Backend : public cudalab::harness::BackendBase {
   // default_stream_for.
   virtual double one_spin_ms(double spin_ms) = 0;
   virtual ThreeSpins three_spins(StreamKind kind, double spin_ms) = 0;
+  // The student's predicted_total_ms.
+  virtual double predicted_total_ms(StreamKind kind, double spin_ms) = 0;
 
   // Exercise 2: a (n floats, allocated before and set to 0) is filled with
   // 1 by the student's produce_then_consume after a spin of delay_ms on the
@@ -95,6 +109,16 @@ class Backend : public cudalab::harness::BackendBase {
   // The reserved bytes after each of `iterations` rounds of the hazard with
   // record_stream (the side stream synchronised at the end of each round).
   virtual std::vector<std::size_t> reserved_over_iterations(int iterations, int n) = 0;
+
+  // Exercise 4: false where this backend has no cudaMallocAsync yet (the
+  // emulator until the device model provides it); free_async_hazard then
+  // reports the call as failed.
+  virtual bool has_stream_ordered_allocation() const = 0;
+  // The student's produce_consume_free (n floats) with the side stream's sum
+  // delayed by consumer_delay_ms, then B and independent_ms of work on a
+  // third stream.
+  virtual StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
+                                              double independent_ms) = 0;
 
   // Exercise 5: the student's pipeline over `streams` streams, pinned host
   // memory; with `timeline`, the harness issues the chunks itself (the

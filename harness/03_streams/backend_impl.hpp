@@ -22,6 +22,16 @@
 #include "stream_kinds.cuh"
 #include "stream_resources.hpp"
 
+// cudaMallocAsync reaches the emulator with the device model's next step
+// (issue 12); until then exercise 4 runs on the GPU only (its file would not
+// compile against the emulator: docs/emulator.md, "What the shim provides").
+#ifndef LAB03_STREAM_ORDERED_ALLOCATION
+#define LAB03_STREAM_ORDERED_ALLOCATION CUDALAB_GPU
+#endif
+#if LAB03_STREAM_ORDERED_ALLOCATION
+#include "stream_ordered_free.cuh"
+#endif
+
 namespace lab03::harness {
 inline namespace CUDALAB_BACKEND {
 
@@ -46,7 +56,6 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   ThreeSpins three_spins(StreamKind kind, double spin_ms) override {
     ThreeSpins result;
     result.one_spin_ms = one_spin_ms(spin_ms);
-    result.predicted_ms = lab03::predicted_total_ms(kind, result.one_spin_ms);
     OwnedStream s;
     EventTimeline timeline;
     result.observation = observe_call({}, {}, [&] {
@@ -64,6 +73,10 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     if (!result.observation.failed()) result.spans = timeline.spans();
     result.total_ms = total_ms(result.spans);
     return result;
+  }
+
+  double predicted_total_ms(StreamKind kind, double spin_ms) override {
+    return lab03::predicted_total_ms(kind, spin_ms);
   }
 
   ProducerConsumer producer_consumer(int n, double delay_ms, double independent_ms) override {
@@ -174,6 +187,47 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     }
     CUDA_CHECK(cudaDeviceSynchronize());
     return reserved;
+  }
+
+  bool has_stream_ordered_allocation() const override { return LAB03_STREAM_ORDERED_ALLOCATION; }
+
+  StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
+                                      double independent_ms) override {
+    check_count(n, "free_async_hazard");
+    StreamOrderedFree result;
+    result.expected = static_cast<float>(n);
+    DeviceBuffer<float> out(1);
+    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
+    OwnedStream side(cudaStreamNonBlocking), other(cudaStreamNonBlocking);
+    OwnedEvent filled(cudaEventDisableTiming), summed(cudaEventDisableTiming);
+    EventTimeline timeline;
+    result.observation = observe_call({}, {}, [&] {
+#if LAB03_STREAM_ORDERED_ALLOCATION
+      const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+      const int consume = timeline.mark(side.get());
+      spin_(consumer_delay_ms, side.get());
+      const void* a = lab03::produce_consume_free(n, 1.0f, out.data(), side.get(), filled.get(),
+                                                  summed.get());
+      timeline.span("side", "consumer", consume, timeline.mark(side.get()));
+      float* b = nullptr;
+      CUDA_CHECK(cudaMallocAsync(&b, bytes, cudaStreamLegacy));
+      result.pointer_reused = b == a;
+      fill(b, n, 2.0f, cudaStreamLegacy);
+      CUDA_CHECK(cudaFreeAsync(b, cudaStreamLegacy));
+      const int independent = timeline.mark(other.get());
+      spin_(independent_ms, other.get());
+      timeline.span("other", "independent", independent, timeline.mark(other.get()));
+#else
+      throw std::runtime_error("cudaMallocAsync is not on the emulator yet (issue 12)");
+#endif
+    });
+    if (result.observation.failed()) return result;
+    CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
+    const std::vector<Span> spans = timeline.spans();
+    result.consumer = spans.at(0);
+    result.independent = spans.at(1);
+    result.total_ms = total_ms(spans);
+    return result;
   }
 
   Pipeline pipeline(const std::vector<float>& in, int chunks, int streams, int iterations,
