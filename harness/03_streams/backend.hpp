@@ -50,10 +50,10 @@ struct ProducerConsumer {
 
 // Exercise 3.
 struct AllocatorReuse {
-  bool same_stream_reuses = false;       // freed on s, allocated again on s: the same block
-  bool other_stream_reuses = false;      // freed on s, allocated on t: the same block (wrong)
-  bool other_size_reuses = false;        // freed, allocated with another size: the same block
-  std::size_t reserved_after = 0;        // reserved bytes after these calls
+  bool same_stream_reuses = false;   // freed on s, allocated again on s: the same block
+  bool other_stream_reuses = false;  // freed on s, allocated on t: the same block (wrong)
+  bool other_size_reuses = false;    // freed, allocated with another size: the same block
+  std::size_t reserved_after = 0;    // reserved bytes after these calls
 };
 struct ReuseHazard {
   Observation observation;
@@ -120,11 +120,12 @@ class Backend : public cudalab::harness::BackendBase {
   virtual StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
                                               double independent_ms) = 0;
 
-  // Exercise 5: the student's pipeline over `streams` streams, pinned host
-  // memory; with `timeline`, the harness issues the chunks itself (the
-  // student's chunk_of and enqueue_chunk) with events around each.
+  // Exercise 5: the student's pipeline over `streams` streams, in pinned
+  // host memory (pageable with pinned = false: the benchmark's comparison);
+  // with `timeline`, the harness issues the chunks itself (the student's
+  // chunk_of and enqueue_chunk) with events around each.
   virtual Pipeline pipeline(const std::vector<float>& in, int chunks, int streams, int iterations,
-                            bool timeline) = 0;
+                            bool timeline, bool pinned = true) = 0;
 };
 
 std::unique_ptr<Backend> make_emulator_backend();

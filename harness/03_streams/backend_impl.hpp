@@ -206,8 +206,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
       const int consume = timeline.mark(side.get());
       spin_(consumer_delay_ms, side.get());
-      const void* a = lab03::produce_consume_free(n, 1.0f, out.data(), side.get(), filled.get(),
-                                                  summed.get());
+      const void* a =
+          lab03::produce_consume_free(n, 1.0f, out.data(), side.get(), filled.get(), summed.get());
       timeline.span("side", "consumer", consume, timeline.mark(side.get()));
       float* b = nullptr;
       CUDA_CHECK(cudaMallocAsync(&b, bytes, cudaStreamLegacy));
@@ -231,11 +231,11 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
 
   Pipeline pipeline(const std::vector<float>& in, int chunks, int streams, int iterations,
-                    bool timeline) override {
+                    bool timeline, bool pinned) override {
     if (streams < 1 || chunks < 1) throw std::invalid_argument("pipeline: chunks, streams >= 1");
     Pipeline result;
     const int n = static_cast<int>(in.size());
-    PinnedFloats in_host(in.size()), out_host(in.size());
+    HostFloats in_host(in.size(), pinned), out_host(in.size(), pinned);
     std::copy(in.begin(), in.end(), in_host.data());
     std::fill_n(out_host.data(), in.size(), std::numeric_limits<float>::quiet_NaN());
     DeviceBuffer<float> in_device(std::max<std::size_t>(in.size(), 1));
@@ -257,8 +257,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
           const cudaStream_t s = handles[static_cast<std::size_t>(c % streams)];
           const lab03::Chunk chunk = lab03::chunk_of(n, chunks, c);
           const int begin = events.mark(s);
-          lab03::enqueue_chunk(in_host.data(), out_host.data(), in_device.data(),
-                               out_device.data(), chunk, iterations, s);
+          lab03::enqueue_chunk(in_host.data(), out_host.data(), in_device.data(), out_device.data(),
+                               chunk, iterations, s);
           if (chunk.count > 0) {
             events.span("stream " + std::to_string(c % streams + 1), "chunk " + std::to_string(c),
                         begin, events.mark(s));

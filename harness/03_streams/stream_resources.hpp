@@ -57,21 +57,31 @@ class OwnedEvent {
   cudaEvent_t event_ = nullptr;
 };
 
-// Page-locked host memory for `count` floats.
-class PinnedFloats {
+// Host memory for `count` floats: page-locked (cudaMallocHost) or, for
+// comparison, ordinary pageable memory.
+class HostFloats {
  public:
-  explicit PinnedFloats(std::size_t count) : count_(count) {
-    CUDA_CHECK(cudaMallocHost(&data_, std::max<std::size_t>(count, 1) * sizeof(float)));
+  HostFloats(std::size_t count, bool pinned) : count_(count), pinned_(pinned) {
+    if (pinned) {
+      CUDA_CHECK(cudaMallocHost(&data_, std::max<std::size_t>(count, 1) * sizeof(float)));
+    } else {
+      pageable_.resize(std::max<std::size_t>(count, 1));
+      data_ = pageable_.data();
+    }
   }
-  PinnedFloats(const PinnedFloats&) = delete;
-  PinnedFloats& operator=(const PinnedFloats&) = delete;
-  ~PinnedFloats() { static_cast<void>(cudaFreeHost(data_)); }
+  HostFloats(const HostFloats&) = delete;
+  HostFloats& operator=(const HostFloats&) = delete;
+  ~HostFloats() {
+    if (pinned_) static_cast<void>(cudaFreeHost(data_));
+  }
   float* data() { return data_; }
   std::size_t size() const { return count_; }
 
  private:
   float* data_ = nullptr;
   std::size_t count_ = 0;
+  bool pinned_ = true;
+  std::vector<float> pageable_;
 };
 
 // Launches spins (stream_kernels.cuh), each with a slot of its own in a
@@ -92,7 +102,8 @@ class Spinner {
 };
 
 // Spans from events recorded around work on streams:
-//   const int begin = timeline.mark(s);  spin(ms, s);  timeline.span("s", "spin 1", begin, timeline.mark(s));
+//   const int begin = timeline.mark(s);  spin(ms, s);  timeline.span("s", "spin 1", begin,
+//   timeline.mark(s));
 // spans() after the work has completed: milliseconds from the earliest
 // mark (cudaEventElapsedTime: the GPU's clock, or the emulator's modelled one).
 class EventTimeline {

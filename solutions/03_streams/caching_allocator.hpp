@@ -37,10 +37,13 @@ class CachingAllocator {
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
   // Gives every block back to CUDA (cudaFree waits for the device first).
+  // Errors are not thrown from here: the call that caused one reported it.
   ~CachingAllocator() {
     for (auto& [pointer, block] : blocks_) {
-      for (cudaEvent_t event : block.pending) static_cast<void>(cudaEventDestroy(event));
-      static_cast<void>(cudaFree(pointer));
+      for (cudaEvent_t event : block.pending) {
+        [[maybe_unused]] const cudaError_t destroyed = cudaEventDestroy(event);
+      }
+      [[maybe_unused]] const cudaError_t freed = cudaFree(pointer);
     }
   }
 
@@ -48,7 +51,8 @@ class CachingAllocator {
   // the same size from that stream's free list if there is one, else a new
   // one from cudaMalloc.
   void* allocate(std::size_t bytes, cudaStream_t stream) {
-    const std::size_t size = std::max<std::size_t>(1, (bytes + kRounding - 1) / kRounding) * kRounding;
+    const std::size_t size =
+        std::max<std::size_t>(1, (bytes + kRounding - 1) / kRounding) * kRounding;
     reclaim_completed();
     auto& free_list = free_lists_[stream];
     for (auto it = free_list.begin(); it != free_list.end(); ++it) {
@@ -70,7 +74,9 @@ class CachingAllocator {
   // allocated on): A.record_stream(s).
   void record_stream([[maybe_unused]] void* block, [[maybe_unused]] cudaStream_t stream) {
     Block& b = in_use_block(block, "record_stream");
-    if (stream != b.stream && std::find(b.used_on.begin(), b.used_on.end(), stream) == b.used_on.end()) b.used_on.push_back(stream);
+    if (stream != b.stream &&
+        std::find(b.used_on.begin(), b.used_on.end(), stream) == b.used_on.end())
+      b.used_on.push_back(stream);
   }
 
   // Returns `block`: to its stream's free list at once, or, when other
@@ -95,10 +101,10 @@ class CachingAllocator {
  private:
   struct Block {
     std::size_t size = 0;
-    cudaStream_t stream = nullptr;         // the stream it was allocated on
+    cudaStream_t stream = nullptr;  // the stream it was allocated on
     bool in_use = false;
-    std::vector<cudaStream_t> used_on;     // record_stream's streams since the allocation
-    std::vector<cudaEvent_t> pending;      // recorded at the free; reusable when all completed
+    std::vector<cudaStream_t> used_on;  // record_stream's streams since the allocation
+    std::vector<cudaEvent_t> pending;   // recorded at the free; reusable when all completed
   };
 
   Block& in_use_block(void* block, const char* what) {
@@ -118,7 +124,10 @@ class CachingAllocator {
       bool done = true;
       for (cudaEvent_t event : block.pending) {
         const cudaError_t status = cudaEventQuery(event);
-        if (status == cudaErrorNotReady) { done = false; break; }
+        if (status == cudaErrorNotReady) {
+          done = false;
+          break;
+        }
         CUDA_CHECK(status);
       }
       if (!done) continue;

@@ -42,10 +42,10 @@ TEST_P(Ex1StreamKinds, Ex1_BlockingStreamAndLegacyDefaultRunOneAfterTheOther) {
   if (on_emulator()) {
     EXPECT_FALSE(overlap(r.spans[0], r.spans[1])) << describe(r.spans);
     EXPECT_FALSE(overlap(r.spans[1], r.spans[2])) << describe(r.spans);
-    EXPECT_LE(r.spans[0].end_ms, r.spans[1].start_ms + 1e-6) << "spin 2 waits for spin 1"
-                                                              << describe(r.spans);
-    EXPECT_LE(r.spans[1].end_ms, r.spans[2].start_ms + 1e-6) << "spin 3 waits for spin 2"
-                                                              << describe(r.spans);
+    EXPECT_LE(r.spans[0].end_ms, r.spans[1].start_ms + 1e-6)
+        << "spin 2 waits for spin 1" << describe(r.spans);
+    EXPECT_LE(r.spans[1].end_ms, r.spans[2].start_ms + 1e-6)
+        << "spin 3 waits for spin 2" << describe(r.spans);
     EXPECT_NEAR(r.total_ms, 3 * r.one_spin_ms, 0.05 * r.one_spin_ms) << describe(r.spans);
   } else {
     EXPECT_NEAR(r.total_ms, 60.1, 0.25 * 60.1) << "the H200's 60.1 ms +- 25%" << describe(r.spans);
@@ -64,8 +64,8 @@ TEST_P(Ex1StreamKinds, Ex1_NonBlockingAndPerThreadOverlapTheDefaultStream) {
           << "spin 3 follows spin 1 on s" << describe(r.spans);
       EXPECT_NEAR(r.total_ms, 2 * r.one_spin_ms, 0.05 * r.one_spin_ms) << describe(r.spans);
     } else {
-      EXPECT_NEAR(r.total_ms, 40.1, 0.25 * 40.1) << "the H200's 40.1 ms +- 25%"
-                                                 << describe(r.spans);
+      EXPECT_NEAR(r.total_ms, 40.1, 0.25 * 40.1)
+          << "the H200's 40.1 ms +- 25%" << describe(r.spans);
     }
   }
 }

@@ -38,9 +38,8 @@ TEST_P(Ex5CopyComputeOverlap, Ex5_EveryElementForAwkwardSizes) {
   struct Case {
     int n, chunks, streams;
   };
-  const Case cases[] = {{1, 1, 1},     {1, 4, 3},      {7, 3, 2},     {5, 7, 4},
-                        {1009, 8, 8},  {1000, 7, 3},   {4099, 16, 5}, {10007, 10, 1},
-                        {65537, 3, 8}, {100003, 9, 4}};
+  const Case cases[] = {{1, 1, 1},    {1, 4, 3},     {7, 3, 2},      {5, 7, 4},     {1009, 8, 8},
+                        {1000, 7, 3}, {4099, 16, 5}, {10007, 10, 1}, {65537, 3, 8}, {100003, 9, 4}};
   for (const Case& c : cases) {
     for (bool timeline : {false, true}) {
       SCOPED_TRACE("n " + std::to_string(c.n) + ", " + std::to_string(c.chunks) + " chunks, " +
@@ -63,8 +62,8 @@ TEST_P(Ex5CopyComputeOverlap, Ex5_StreamsOverlapChunks) {
   const harness::Pipeline one = backend().pipeline(in, chunks, 1, iterations, true);
   ASSERT_TRUE(ran(one.observation));
   for (std::size_t i = 0; i + 1 < one.spans.size(); ++i) {
-    EXPECT_FALSE(overlap(one.spans[i], one.spans[i + 1])) << "one stream runs one chunk at a time"
-                                                          << describe(one.spans);
+    EXPECT_FALSE(overlap(one.spans[i], one.spans[i + 1]))
+        << "one stream runs one chunk at a time" << describe(one.spans);
   }
   for (int streams : {2, 4, 8}) {
     SCOPED_TRACE(std::to_string(streams) + " streams");
