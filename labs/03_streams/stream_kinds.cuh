@@ -45,7 +45,8 @@ inline cudaStream_t make_stream([[maybe_unused]] StreamKind kind) {
 // calling thread's per-thread default stream (cudaStreamPerThread).
 inline cudaStream_t default_stream_for([[maybe_unused]] StreamKind kind) {
   // TODO(ex1) begin, about 1 line: which handle?
-  //  TODO(ex1) end
+  return nullptr;
+  // TODO(ex1) end
 }
 
 // Your prediction, before you measure: how many milliseconds from the start
@@ -54,7 +55,8 @@ inline cudaStream_t default_stream_for([[maybe_unused]] StreamKind kind) {
 inline double predicted_total_ms([[maybe_unused]] StreamKind kind,
                                  [[maybe_unused]] double spin_ms) {
   // TODO(ex1) begin, about 1 line: which spins can run at the same time?
-  //  TODO(ex1) end
+  return 0.0;
+  // TODO(ex1) end
 }
 
 }  // namespace CUDALAB_BACKEND

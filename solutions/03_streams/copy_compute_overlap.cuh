@@ -38,7 +38,6 @@ inline Chunk chunk_of([[maybe_unused]] int n, [[maybe_unused]] int chunks, [[may
   const long long begin = std::min<long long>(static_cast<long long>(c) * per_chunk, n);
   const long long end = std::min<long long>(begin + per_chunk, n);
   return {static_cast<int>(begin), static_cast<int>(end - begin)};
-  // STUB: return {0, 0};
 }
 
 // One chunk's three steps, queued on `stream`: copy in_host[begin, begin +
@@ -61,9 +60,12 @@ inline void enqueue_chunk([[maybe_unused]] const float* in_host, [[maybe_unused]
 // out_host[i] = compute_element(in_host[i], iterations) for i < n, in
 // `chunks` chunks spread over streams[0 .. stream_count) round robin.
 // Returns with the work queued; the caller synchronises.
-inline void pipeline(const float* in_host, float* out_host, float* in_device, float* out_device,
-                     int n, int chunks, int iterations, const cudaStream_t* streams,
-                     int stream_count) {
+// (The parameters are [[maybe_unused]] only so that the stub in labs/
+// compiles without warnings.)
+inline void pipeline([[maybe_unused]] const float* in_host, [[maybe_unused]] float* out_host,
+                     [[maybe_unused]] float* in_device, [[maybe_unused]] float* out_device, int n,
+                     int chunks, [[maybe_unused]] int iterations,
+                     [[maybe_unused]] const cudaStream_t* streams, int stream_count) {
   if (n < 0 || chunks < 1 || stream_count < 1) {
     throw std::invalid_argument("pipeline: needs n >= 0, chunks >= 1 and stream_count >= 1");
   }

@@ -44,7 +44,6 @@ inline cudaStream_t make_stream([[maybe_unused]] StreamKind kind) {
 // calling thread's per-thread default stream (cudaStreamPerThread).
 inline cudaStream_t default_stream_for([[maybe_unused]] StreamKind kind) {
   return kind == StreamKind::per_thread ? cudaStreamPerThread : cudaStreamLegacy;
-  // STUB: return nullptr;
 }
 
 // Your prediction, before you measure: how many milliseconds from the start
@@ -53,7 +52,6 @@ inline cudaStream_t default_stream_for([[maybe_unused]] StreamKind kind) {
 inline double predicted_total_ms([[maybe_unused]] StreamKind kind,
                                  [[maybe_unused]] double spin_ms) {
   return (kind == StreamKind::blocking ? 3 : 2) * spin_ms;
-  // STUB: return 0.0;
 }
 
 }  // namespace CUDALAB_BACKEND
