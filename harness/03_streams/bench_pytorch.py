@@ -7,8 +7,8 @@
   pipeline     torch_<k>_streams: 8 chunks of a pinned (8, 2048, 2048) fp32
                tensor, each copied in (non_blocking=True), multiplied 8 times
                by a 2048 x 2048 matrix and copied back into pinned memory, on
-               k = 1, 2, 4, 8 torch.cuda.Stream()s round robin, with
-               record_stream for the tensors used off their allocating stream.
+               k = 1, 2, 4, 8 torch.cuda.Stream()s round robin (each chunk's
+               tensors are allocated on its stream: no record_stream needed).
 Each figure: name, version, shape, bytes, time_ms (median of --repeats).
 The three spins also come with a timeline (spans from torch.cuda.Event).
 """
