@@ -95,6 +95,23 @@ bool release(void* base) {
   return true;
 }
 
+void retire_to_pool(Allocation* a) {
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  auto it = r.live.find(a->base);
+  if (it != r.live.end() && it->second == a) r.live.erase(it);
+  a->freed.store(true);
+}
+
+void revive_from_pool(Allocation* a, std::size_t bytes) {
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  a->bytes = bytes;
+  a->initialised = std::make_unique<std::uint8_t[]>(std::max<std::size_t>(bytes, 1));
+  a->freed.store(false);
+  r.live[a->base] = a;
+}
+
 Allocation* find_span(const void* p) noexcept {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   Registry& r = registry();

@@ -33,7 +33,8 @@ struct ThreadExtra {
   Fiber* fiber = nullptr;
   Waiting waiting = Waiting::no;
   std::source_location wait_site;
-  std::uint64_t result = 0;  // of the barrier or warp collective it waited in
+  std::uint64_t result = 0;       // of the barrier or warp collective it waited in
+  std::uint64_t modelled_ns = 0;  // its time since the launch started, on the modelled clock
 };
 
 struct PendingCollective {

@@ -66,7 +66,7 @@ bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::
     kind = ReportKind::use_after_free;
     what << "Use after free: " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
          << ", offset " << static_cast<long long>(p - a->base) << " of allocation " << hex(a->base)
-         << " (" << a->bytes << " bytes), which was freed with cudaFree";
+         << " (" << a->bytes << " bytes), which was freed (cudaFree or cudaFreeAsync)";
   } else {
     kind = ReportKind::out_of_bounds;
     what << "Out-of-bounds " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
@@ -225,6 +225,17 @@ void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, s
 
 }  // namespace
 
+namespace {
+
+void trace(BlockRun& run, const void* address, std::size_t bytes, unsigned flags, SiteRef site) {
+  run.trace.push_back(RawAccess{reinterpret_cast<std::uint64_t>(address), site,
+                                static_cast<std::uint16_t>(current_thread->linear),
+                                static_cast<std::uint8_t>(bytes),
+                                static_cast<std::uint8_t>(flags)});
+}
+
+}  // namespace
+
 bool on_access(const Allocation* allocation, const void* address, std::size_t bytes,
                std::size_t alignment, unsigned flags, const std::source_location& site) noexcept {
   return on_access_at(allocation, address, bytes, alignment, flags, SiteRef(site));
@@ -242,6 +253,9 @@ bool on_access_at(const Allocation* allocation, const void* address, std::size_t
   }
   const Checks& checks = run->launch->options.checks;
   if (!shared && checks.bounds && !check_bounds(*run, allocation, address, bytes, flags, site)) {
+    // Still an access for the race checker between streams: a read of a
+    // block that another stream freed is the very hazard it names.
+    if (run->launch->recording) trace(*run, address, bytes, flags, site);
     return false;
   }
   if (!shared && allocation && !allocation->freed.load(std::memory_order_relaxed)) {
@@ -257,12 +271,7 @@ bool on_access_at(const Allocation* allocation, const void* address, std::size_t
   if (checks.races && !(flags & kAtomic)) {
     check_intra_block_race(*run, allocation, address, bytes, flags, site);
   }
-  if (run->launch->recording) {
-    run->trace.push_back(RawAccess{reinterpret_cast<std::uint64_t>(address), site,
-                                   static_cast<std::uint16_t>(current_thread->linear),
-                                   static_cast<std::uint8_t>(bytes),
-                                   static_cast<std::uint8_t>(flags)});
-  }
+  if (run->launch->recording) trace(*run, address, bytes, flags, site);
   return true;
 }
 

@@ -445,6 +445,11 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   }
   prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
   run.execute();
+  std::uint64_t longest = 0;
+  for (unsigned t = 0; t < n; ++t) longest = std::max(longest, run.extra[t].modelled_ns);
+  std::uint64_t seen = launch.longest_thread_ns.load(std::memory_order_relaxed);
+  while (longest > seen && !launch.longest_thread_ns.compare_exchange_weak(seen, longest)) {
+  }
   if (launch.recording) analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
 }
 
@@ -515,6 +520,20 @@ unsigned active_lanes() noexcept {
 }  // namespace cudalab::emu::detail
 
 namespace cudalab::emu {
+std::uint64_t modelled_timer_ns() noexcept {
+  const detail::ThreadState* me = detail::current_thread;
+  detail::BlockRun* run = me->run;
+  if (!run) return static_cast<std::uint64_t>(detail::unqueued_start_us() * 1000.0);
+  std::uint64_t& elapsed = run->extra[me->linear].modelled_ns;
+  elapsed += detail::kTimerReadNs;
+  return static_cast<std::uint64_t>(run->launch->start_us * 1000.0) + elapsed;
+}
+
+void modelled_sleep_ns(unsigned ns) noexcept {
+  const detail::ThreadState* me = detail::current_thread;
+  if (detail::BlockRun* run = me->run) run->extra[me->linear].modelled_ns += ns;
+}
+
 void* dynamic_shared_memory() noexcept {
   detail::BlockRun* run = detail::current_thread->run;
   return run ? run->dynamic_shared : nullptr;

@@ -47,6 +47,12 @@ class BlockRun;
 // ---- allocations (allocations.cpp) ----
 Allocation* allocate(std::size_t bytes);
 bool release(void* base);  // false: not a live allocation
+// Blocks of the stream-ordered pool (stream_allocator.cpp): cudaFreeAsync's
+// block leaves the live set when the free runs (a kernel touching it then is
+// a use after free) but keeps its memory for the pool; handed out again it
+// is live, `bytes` long and unwritten.
+void retire_to_pool(Allocation* a);
+void revive_from_pool(Allocation* a, std::size_t bytes);
 // The live allocation containing [p, p+bytes); nullptr if none.
 Allocation* find_live(const void* p, std::size_t bytes) noexcept;
 // The allocation, live or in the quarantine of freed memory, whose reserved
@@ -158,6 +164,8 @@ struct LaunchState {
   bool recording = false;  // a Recording is alive: trace and analyse
   std::uint64_t total_blocks = 0;
   unsigned threads_per_block = 0;
+  double start_us = 0;                              // on the modelled clock (streams.hpp)
+  std::atomic<std::uint64_t> longest_thread_ns{0};  // the slowest thread's modelled time
 
   std::mutex mutex;  // guards everything below
   std::vector<Report> reports;

@@ -159,8 +159,10 @@ void collect_accesses(const LaunchState& launch, OperationAccesses& out) {
 
 void record_launch(LaunchState& launch);
 
-// Runs a launch; with `accesses`, keeps the bytes it touched for the race checker.
-void execute_launch(const LaunchRequest& request, OperationAccesses* accesses) {
+// Runs a launch that starts at `start_us` on the modelled clock; with
+// `accesses`, keeps the bytes it touched for the race checker. Returns its
+// modelled duration.
+double execute_launch(const LaunchRequest& request, OperationAccesses* accesses, double start_us) {
   LaunchState launch;
   launch.kernel = request.kernel;
   launch.name = kernel_name(request.kernel);
@@ -179,12 +181,15 @@ void execute_launch(const LaunchRequest& request, OperationAccesses* accesses) {
   }
   launch.total_blocks = std::uint64_t{request.grid.x} * request.grid.y * request.grid.z;
   launch.threads_per_block = request.block.x * request.block.y * request.block.z;
+  launch.start_us = start_us;
 
   run_launch_state(launch);
 
   if (launch.error != cudaSuccess) set_pending_fault(launch.error);
   if (accesses) collect_accesses(launch, *accesses);
   record_launch(launch);
+  return kernel_modelled_us(launch.total_blocks * launch.threads_per_block,
+                            launch.longest_thread_ns.load());
 }
 
 }  // namespace
@@ -200,12 +205,25 @@ LaunchSite::LaunchSite(const std::source_location& site) noexcept
 LaunchSite::~LaunchSite() { innermost_launch_site = saved_; }
 const std::source_location* LaunchSite::current() noexcept { return innermost_launch_site; }
 
+namespace {
+
+std::string launch_description(const void* kernel, dim3 grid, dim3 block) {
+  std::ostringstream what;
+  what << "kernel " << kernel_name(kernel) << "<<<(" << grid.x << "," << grid.y << "," << grid.z
+       << "), (" << block.x << "," << block.y << "," << block.z << ")>>>";
+  return what.str();
+}
+
+}  // namespace
+
 void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
                 cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
                 ContextCopy copy_context) {
   LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
   if (runs_at_once(stream)) {
-    execute_launch(request, nullptr);
+    const double start_us = unqueued_start_us();
+    unqueued_ended(start_us, execute_launch(request, nullptr, start_us),
+                   [&] { return launch_description(kernel, grid, block); });
     return;
   }
   // Queued: the parameter block is copied, as the GPU copies it at launch.
@@ -213,14 +231,13 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   request.context = owned.get();
   QueuedOperation op;
   op.stream = stream;
-  std::ostringstream what;
-  what << "kernel " << kernel_name(kernel) << "<<<(" << grid.x << "," << grid.y << "," << grid.z
-       << "), (" << block.x << "," << block.y << "," << block.z << ")>>>";
-  op.what = what.str();
+  op.what = launch_description(kernel, grid, block);
   if (const std::source_location* site = LaunchSite::current()) op.call_site = SiteRef(*site);
-  op.modelled_us = kKernelLaunchUs + kKernelPerThreadUs * static_cast<double>(grid.x) * grid.y *
-                                         grid.z * block.x * block.y * block.z;
-  op.run = [request, owned](OperationAccesses& accesses) { execute_launch(request, &accesses); };
+  op.modelled_us =
+      kernel_modelled_us(std::uint64_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z, 0);
+  op.run = [request, owned](OperationAccesses& accesses) {
+    set_operation_duration_us(execute_launch(request, &accesses, operation_start_us()));
+  };
   enqueue(std::move(op), false);
 }
 
@@ -335,6 +352,8 @@ const char* to_string(ReportKind kind) {
       return "stream_race";
     case ReportKind::stream_race_unchecked:
       return "stream_race_unchecked";
+    case ReportKind::stream_use_after_free:
+      return "stream_use_after_free";
   }
   return "unknown";
 }

@@ -49,7 +49,8 @@ bool is_default_stream(cudaStream_t stream) noexcept {
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return fail(cudaErrorInvalidValue);
-  detail::synchronize_device();  // implicit synchronisation, as on the GPU
+  // No implicit synchronisation: on an H200 (CUDA 13) cudaMalloc does not
+  // wait for pending work, whatever the docs allow (tests/emu/test_stream_probes.cpp).
   Allocation* a = detail::allocate(bytes);
   if (!a) {
     *ptr = nullptr;
@@ -62,6 +63,7 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   detail::synchronize_device();
+  detail::forget_pool_block(ptr);
   return detail::release(ptr) ? cudaSuccess : fail(cudaErrorInvalidValue);
 }
 
@@ -75,7 +77,7 @@ cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags) {
   constexpr unsigned known =
       cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
   if (!ptr || (flags & ~known)) return fail(cudaErrorInvalidValue);
-  detail::synchronize_device();
+  // No implicit synchronisation, as for cudaMalloc (checked on an H200).
   *ptr = detail::allocate_pinned(bytes);
   return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
 }
@@ -122,20 +124,29 @@ const char* direction(const void* dst, const void* src, std::size_t bytes) {
   return from_device ? "DtoH" : "HtoH";
 }
 
-// Queues a copy on `stream`; `wait`: the host waits for it.
-void queue_copy(const char* call, void* dst, const void* src, std::size_t bytes, Allocation* to,
-                cudaStream_t stream, bool wait, detail::SiteRef call_site) {
-  const char* dir = direction(dst, src, bytes);
-  const bool device_side_only = std::string_view(dir) == "DtoD";
-  detail::QueuedOperation op;
-  op.stream = stream;
-  op.what = std::string(call) + " " + dir + " " + std::to_string(bytes) + " bytes";
-  op.call_site = call_site;
+// A copy's duration on the modelled clock.
+double copy_modelled_us(void* dst, const void* src, std::size_t bytes) {
+  const bool device_side_only = std::string_view(direction(dst, src, bytes)) == "DtoD";
   const bool pinned = detail::is_pinned(dst, bytes) || detail::is_pinned(src, bytes);
   const double bandwidth = device_side_only ? detail::kDeviceCopyBytesPerUs
                            : pinned         ? detail::kPinnedBytesPerUs
                                             : detail::kPageableBytesPerUs;
-  op.modelled_us = detail::kCopyOverheadUs + static_cast<double>(bytes) / bandwidth;
+  return detail::kCopyOverheadUs + static_cast<double>(bytes) / bandwidth;
+}
+
+double memset_modelled_us(std::size_t bytes) {
+  return detail::kCopyOverheadUs + static_cast<double>(bytes) / detail::kMemsetBytesPerUs;
+}
+
+// Queues a copy on `stream`; `wait`: the host waits for it.
+void queue_copy(const char* call, void* dst, const void* src, std::size_t bytes, Allocation* to,
+                cudaStream_t stream, bool wait, detail::SiteRef call_site) {
+  detail::QueuedOperation op;
+  op.stream = stream;
+  op.what =
+      std::string(call) + " " + direction(dst, src, bytes) + " " + std::to_string(bytes) + " bytes";
+  op.call_site = call_site;
+  op.modelled_us = copy_modelled_us(dst, src, bytes);
   op.run = [dst, src, bytes, to](detail::OperationAccesses& accesses) {
     copy_now(dst, src, bytes, to);
     const auto d = reinterpret_cast<std::uintptr_t>(dst);
@@ -158,21 +169,27 @@ bool host_side_pageable(void* dst, const void* src, std::size_t bytes) {
 }  // namespace
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  // A synchronisation point: queued work runs first, and its faults surface.
-  detail::run_queued();
+  // Faults of work that ran surface here; the copy then waits for what the
+  // legacy default stream orders before it (not for non-blocking streams:
+  // checked on an H200, tests/emu/test_stream_probes.cpp).
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
   if (bytes == 0) return cudaSuccess;
   Allocation* to = nullptr;
   if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
   if (detail::runs_at_once(nullptr)) {
+    const double start_us = detail::unqueued_start_us();
     copy_now(dst, src, bytes, to);
+    detail::unqueued_ended(start_us, copy_modelled_us(dst, src, bytes), [&] {
+      return std::string("cudaMemcpy ") + direction(dst, src, bytes) + " " + std::to_string(bytes) +
+             " bytes";
+    });
     return cudaSuccess;
   }
   // On the legacy default stream, and the host waits: a non-blocking
   // stream's unordered work still races with it.
   queue_copy("cudaMemcpy", dst, src, bytes, to, nullptr, true,
              detail::SiteRef::at_pc(__builtin_return_address(0)));
-  return cudaSuccess;
+  return fail(take_fault());
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
@@ -195,7 +212,7 @@ void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, All
   op.stream = stream;
   op.what = std::string(call) + " " + std::to_string(bytes) + " bytes";
   op.call_site = call_site;
-  op.modelled_us = detail::kCopyOverheadUs + static_cast<double>(bytes) / detail::kMemsetBytesPerUs;
+  op.modelled_us = memset_modelled_us(bytes);
   op.run = [ptr, value, bytes, a](detail::OperationAccesses& accesses) {
     std::memset(ptr, value, bytes);
     a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
@@ -208,19 +225,21 @@ void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, All
 }  // namespace
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
-  detail::run_queued();
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
   if (bytes == 0) return cudaSuccess;
   Allocation* a = detail::find_live(ptr, bytes);
   if (!a) return fail(cudaErrorInvalidValue);
   if (detail::runs_at_once(nullptr)) {
+    const double start_us = detail::unqueued_start_us();
     std::memset(ptr, value, bytes);
     a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
+    detail::unqueued_ended(start_us, memset_modelled_us(bytes),
+                           [&] { return "cudaMemset " + std::to_string(bytes) + " bytes"; });
     return cudaSuccess;
   }
   queue_memset("cudaMemset", ptr, value, bytes, a, nullptr, true,
                detail::SiteRef::at_pc(__builtin_return_address(0)));
-  return cudaSuccess;
+  return fail(take_fault());
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream) {

@@ -3,7 +3,7 @@
 # Writes the header that shim.hpp includes last: one macro per CUDA runtime
 # function the emulator does not provide, renaming it to
 # <name>_is_not_provided_by_the_cudalab_emulator. A call such as
-# cudaMallocAsync(&p, n, s) in emulator code then fails to compile with a message
+# cudaIpcGetMemHandle(&h, p) in emulator code then fails to compile with a message
 # that names the function, instead of linking silently to the real libcudart
 # (which the GPU backend of the same test binary brings in).
 #

@@ -83,6 +83,37 @@ void check_unordered_pair(const OperationName& earlier, const OperationAccesses&
       {earlier_accesses.writes, later_accesses.reads, "writes", "reads"},
       {earlier_accesses.reads, later_accesses.writes, "reads", "writes"},
   };
+  const Conflict frees[] = {
+      {earlier_accesses.frees, later_accesses.writes, "freed", "writes"},
+      {earlier_accesses.frees, later_accesses.reads, "freed", "reads"},
+      {earlier_accesses.writes, later_accesses.frees, "writes", "frees"},
+      {earlier_accesses.reads, later_accesses.frees, "reads", "frees"},
+  };
+  for (const Conflict& c : frees) {
+    auto [found, bytes] = first_overlap(c.first, c.second);
+    if (!found) continue;
+    if (!first_time(reported, ReportKind::stream_use_after_free, earlier, later)) return;
+    Report r;
+    r.kind = ReportKind::stream_use_after_free;
+    r.kernel = describe(earlier);
+    r.second_operation = describe(later);
+    r.address = bytes.begin;
+    r.access_bytes = bytes.end - bytes.begin;
+    r.is_write = true;
+    std::ostringstream what;
+    what << "Use after free between streams: " << earlier.what << " on " << earlier.stream << " "
+         << c.first_does << " and " << later.what << " on " << later.stream << " " << c.second_does
+         << " " << r.access_bytes << " bytes at " << hex(r.address)
+         << ", and nothing orders the use before the free: the pool may hand the block to "
+            "another allocation while it is still in use. Record an event on the using stream "
+            "and make the freeing stream wait for it before cudaFreeAsync (what "
+            "record_stream makes PyTorch's caching allocator do). They ran in this order under "
+            "schedule "
+         << schedule << "; another order is as valid.";
+    r.message = what.str();
+    add_stream_report(std::move(r));
+    return;
+  }
   for (const Conflict& c : conflicts) {
     auto [found, bytes] = first_overlap(c.first, c.second);
     if (!found) continue;

@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <deque>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -26,6 +28,7 @@
 
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
+#include "cudalab/emu/timeline.hpp"
 #include "engine.hpp"
 
 namespace cudalab::emu::detail {
@@ -52,7 +55,7 @@ struct Stream {
   std::uint32_t issued = 0;
   std::uint32_t executed = 0;
   VectorClock last;               // the clock its next operation starts from
-  std::vector<double> end_times;  // modelled end of its operation k at [k - 1]
+  std::vector<double> end_times;  // modelled end of its operation k at [k - 1], once it ran
   std::deque<std::unique_ptr<Operation>> queue;
   bool destroyed = false;
 
@@ -76,6 +79,7 @@ struct Operation {
   Stream* stream = nullptr;
   std::uint32_t seq = 0;
   std::uint64_t issue_order = 0;
+  double issue_time_us = 0;  // the host's modelled time when it was issued: it starts no earlier
   VectorClock clock;
   QueuedOperation work;
   OperationName name;
@@ -95,12 +99,22 @@ struct Event {
   unsigned flags = 0;
   bool recorded = false;
   VectorClock clock;
-  double time_us = 0;
+  double record_time_us = 0;  // the host's modelled time at the record call
   bool destroyed = false;
+};
+
+// One operation on the modelled clock, for take_modelled_timeline.
+struct TimelineEntry {
+  std::uint32_t stream_index = 0;
+  std::string what;
+  double start_us = 0;
+  double end_us = 0;
 };
 
 struct Model {
   std::recursive_mutex mutex;
+  bool collecting = false;  // between start_modelled_timeline and take_modelled_timeline
+  std::vector<TimelineEntry> timeline;
   std::vector<std::unique_ptr<Stream>> streams;  // never shrinks: handles stay recognisable
   std::unordered_set<const Stream*> live_created;
   std::vector<std::unique_ptr<Event>> events;
@@ -172,9 +186,11 @@ VectorClock start_clock(Model& m, const Stream& s) {
   return c;
 }
 
-// When every operation `clock` names has ended, on the modelled clock.
-double ready_time(const Model& m, const VectorClock& clock) {
-  double t = m.host_time_us;
+// When every operation `clock` names has ended, on the modelled clock; they
+// have all run (durations are known once an operation ran: a kernel's
+// depends on what its threads did).
+double end_of(const Model& m, const VectorClock& clock) {
+  double t = 0;
   for (std::size_t i = 0; i < clock.size(); ++i) {
     if (clock[i] > 0) t = std::max(t, m.streams[i]->end_times[clock[i] - 1]);
   }
@@ -218,11 +234,13 @@ Schedule current_schedule(Model& m) {
   return {Policy::seeded, "seed " + text};
 }
 
-Operation* pick(Model& m, const Schedule& schedule) {
+// A ready operation among those `target` names, in the schedule's order.
+Operation* pick(Model& m, const Schedule& schedule, const VectorClock& target) {
   std::vector<Operation*> ready;
   for (const auto& s : m.streams) {
     if (s->queue.empty()) continue;
     Operation* head = s->queue.front().get();
+    if (component(target, s->index) < head->seq) continue;  // not waited for now
     // Ready when what it happens after has run (its own stream's earlier
     // work has: it is the head).
     VectorClock before = head->clock;
@@ -256,8 +274,21 @@ void check_against_done(Model& m, const Operation& op, const std::string& schedu
   }
 }
 
+thread_local double running_start_us = 0;
+thread_local double running_measured_us = -1;
+
 void execute(Model& m, Operation& op, const std::string& schedule) {
+  VectorClock before = op.clock;
+  before[op.stream->index] = op.seq - 1;
+  running_start_us = std::max(op.issue_time_us, end_of(m, before));
+  running_measured_us = -1;
   op.work.run(op.accesses);
+  const double end_us =
+      running_start_us + (running_measured_us >= 0 ? running_measured_us : op.work.modelled_us);
+  op.stream->end_times[op.seq - 1] = end_us;
+  if (m.collecting) {
+    m.timeline.push_back({op.stream->index, op.name.what, running_start_us, end_us});
+  }
   merge_ranges(op.accesses.reads);
   merge_ranges(op.accesses.writes);
   check_against_done(m, op, schedule);
@@ -266,13 +297,34 @@ void execute(Model& m, Operation& op, const std::string& schedule) {
 }
 
 // Forgets the operations every later one happens after: the host waited for them.
+// Work still queued may be unordered with it (a synchronisation runs only
+// what it waits for), so an operation is forgotten only once every queued
+// operation happens after it too.
 void forget_ordered(Model& m) {
-  std::erase_if(m.done, [&](const Done& d) { return component(m.host, d.stream_index) >= d.seq; });
+  VectorClock queued_after;  // what every queued operation happens after
+  bool first = true;
+  for (const auto& s : m.streams) {
+    for (const auto& op : s->queue) {
+      if (first) {
+        queued_after = op->clock;
+        first = false;
+      } else {
+        queued_after.resize(std::max(queued_after.size(), op->clock.size()), 0);
+        for (std::size_t i = 0; i < queued_after.size(); ++i) {
+          queued_after[i] = std::min(queued_after[i], component(op->clock, i));
+        }
+      }
+    }
+  }
+  std::erase_if(m.done, [&](const Done& d) {
+    return component(m.host, d.stream_index) >= d.seq &&
+           (first || component(queued_after, d.stream_index) >= d.seq);
+  });
 }
 
 void host_waits_for(Model& m, const VectorClock& clock) {
   join(m.host, clock);
-  m.host_time_us = std::max(m.host_time_us, ready_time(m, clock));
+  m.host_time_us = std::max(m.host_time_us, end_of(m, clock));
   forget_ordered(m);
   update_active(m);
 }
@@ -284,6 +336,24 @@ bool runs_at_once(cudaStream_t stream) noexcept {
   return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
 }
 
+double operation_start_us() noexcept { return running_start_us; }
+
+void set_operation_duration_us(double us) noexcept { running_measured_us = us; }
+
+double unqueued_start_us() {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  return m.host_time_us;
+}
+
+void unqueued_ended(double start_us, double duration_us, const std::function<std::string()>& what) {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  m.host_time_us = std::max(m.host_time_us, start_us + duration_us);
+  if (m.collecting)
+    m.timeline.push_back({m.legacy->index, what(), start_us, start_us + duration_us});
+}
+
 bool is_valid_stream(cudaStream_t stream) noexcept {
   if (is_default_stream(stream)) return true;
   Model& m = model();
@@ -291,15 +361,17 @@ bool is_valid_stream(cudaStream_t stream) noexcept {
   return m.live_created.count(reinterpret_cast<const Stream*>(stream)) != 0;
 }
 
-void run_queued() {
-  if (!model_active.load(std::memory_order_acquire)) return;
-  Model& m = model();
-  std::lock_guard lock(m.mutex);
-  if (m.queued == 0) return;
+namespace {
+
+// Runs what `target` names and has not run, in the scheduler's order; other
+// streams' work stays queued, as a synchronisation on the GPU waits for
+// what it orders and nothing else.
+void run_until(Model& m, const VectorClock& target) {
+  if (m.queued == 0 || has_run(m, target)) return;
   const Schedule schedule = current_schedule(m);
   m.reported.clear();
-  while (m.queued > 0) {
-    Operation* op = pick(m, schedule);
+  while (m.queued > 0 && !has_run(m, target)) {
+    Operation* op = pick(m, schedule, target);
     if (!op) {
       std::cerr << "cudalab emulator: queued stream work waits for itself (a bug in the "
                    "emulator); it is dropped\n";
@@ -315,39 +387,62 @@ void run_queued() {
   update_active(m);
 }
 
-void enqueue(QueuedOperation work, bool wait) {
+VectorClock everything_issued(const Model& m) {
+  VectorClock all;
+  for (const auto& s : m.streams) join(all, s->last);
+  return all;
+}
+
+}  // namespace
+
+void run_queued() {
+  if (!model_active.load(std::memory_order_acquire)) return;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  run_until(m, everything_issued(m));
+}
+
+OperationRef enqueue(QueuedOperation work, bool wait) {
   Model& m = model();
   std::lock_guard lock(m.mutex);
   Stream* s = stream_of(m, work.stream);
   auto op = std::make_unique<Operation>();
   op->stream = s;
   op->clock = start_clock(m, *s);
-  const double start = ready_time(m, op->clock);
+  op->issue_time_us = m.host_time_us;
   op->seq = ++s->issued;
   if (op->clock.size() <= s->index) op->clock.resize(s->index + 1, 0);
   op->clock[s->index] = op->seq;
   s->last = op->clock;
   op->issue_order = ++m.issue_counter;
-  s->end_times.push_back(start + work.modelled_us);
+  s->end_times.push_back(0);
   op->name = {work.what, s->name(), work.call_site};
   op->work = std::move(work);
   const VectorClock clock = op->clock;
+  const OperationRef ref{s->index, op->seq};
   s->queue.push_back(std::move(op));
   ++m.queued;
   model_active.store(true, std::memory_order_release);
   if (wait) {
-    run_queued();
+    run_until(m, clock);
     host_waits_for(m, clock);
   }
+  return ref;
+}
+
+bool next_happens_after(cudaStream_t stream, OperationRef op) {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Stream* s = stream_of(m, stream);
+  return s && component(start_clock(m, *s), op.stream_index) >= op.seq;
 }
 
 void synchronize_device() {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  run_queued();
-  VectorClock all;
-  for (const auto& s : m.streams) join(all, s->last);
+  const VectorClock all = everything_issued(m);
+  run_until(m, all);
   host_waits_for(m, all);
 }
 
@@ -366,11 +461,12 @@ void synchronize_stream(cudaStream_t stream) {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  run_queued();
   Stream* s = stream_of(m, stream);
   if (!s) return;
   // The default streams' own rules decide what a wait for them covers.
-  host_waits_for(m, is_default_stream(stream) ? start_clock(m, *s) : s->last);
+  const VectorClock target = is_default_stream(stream) ? start_clock(m, *s) : s->last;
+  run_until(m, target);
+  host_waits_for(m, target);
 }
 
 }  // namespace cudalab::emu::detail
@@ -506,7 +602,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   // The record completes when the work before it on the stream (with the
   // default-stream rules) has: that work is its clock.
   e->clock = detail::start_clock(m, *s);
-  e->time_us = detail::ready_time(m, e->clock);
+  e->record_time_us = m.host_time_us;
   e->recorded = true;
   return cudaSuccess;
 }
@@ -516,8 +612,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   std::lock_guard lock(m.mutex);
   Event* e = live_event(m, event);
   if (!e) return fail(cudaErrorInvalidResourceHandle);
-  detail::run_queued();
-  if (e->recorded) detail::host_waits_for(m, e->clock);
+  if (e->recorded) {
+    detail::run_until(m, e->clock);
+    detail::host_waits_for(m, e->clock);
+  }
   return cudaSuccess;
 }
 
@@ -538,8 +636,56 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   if (!detail::has_run(m, a->clock) || !detail::has_run(m, b->clock)) {
     return fail(cudaErrorNotReady);
   }
-  *ms = static_cast<float>((b->time_us - a->time_us) / 1000.0);
+  const double a_us = std::max(a->record_time_us, detail::end_of(m, a->clock));
+  const double b_us = std::max(b->record_time_us, detail::end_of(m, b->clock));
+  *ms = static_cast<float>((b_us - a_us) / 1000.0);
   return cudaSuccess;
+}
+
+}  // namespace cudalab::emu
+
+namespace cudalab::emu {
+
+namespace {
+
+// A span's kind, from what the operation is.
+std::string kind_of(const std::string& what) {
+  const auto starts = [&](const char* prefix) { return what.rfind(prefix, 0) == 0; };
+  if (starts("kernel")) return "kernel";
+  if (starts("cudaMemcpy")) return "copy";
+  if (starts("cudaMemset")) return "memset";
+  if (starts("cudaLaunchHostFunc")) return "host_function";
+  if (starts("cudaMallocAsync")) return "allocation";
+  if (starts("cudaFreeAsync")) return "free";
+  return "";
+}
+
+}  // namespace
+
+void start_modelled_timeline() {
+  detail::Model& m = detail::model();
+  std::lock_guard lock(m.mutex);
+  m.timeline.clear();
+  m.collecting = true;
+}
+
+Timeline take_modelled_timeline(std::string name) {
+  detail::Model& m = detail::model();
+  std::lock_guard lock(m.mutex);
+  Timeline timeline;
+  timeline.name = std::move(name);
+  double origin_us = std::numeric_limits<double>::infinity();
+  for (const auto& e : m.timeline) origin_us = std::min(origin_us, e.start_us);
+  std::map<std::uint32_t, std::size_t> row_of;  // stream index -> row, in order of first use
+  for (const auto& e : m.timeline) {
+    auto [it, added] = row_of.try_emplace(e.stream_index, timeline.rows.size());
+    if (added) timeline.rows.push_back({m.streams[e.stream_index]->name(), {}});
+    timeline.rows[it->second].spans.push_back({e.what, (e.start_us - origin_us) / 1000.0,
+                                               (e.end_us - origin_us) / 1000.0, kind_of(e.what)});
+  }
+  m.timeline.clear();
+  m.collecting = false;
+  return timeline;
 }
 
 }  // namespace cudalab::emu

@@ -4,6 +4,7 @@
 
 #include <driver_types.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -27,6 +28,7 @@ void merge_ranges(std::vector<ByteRange>& ranges);
 struct OperationAccesses {
   std::vector<ByteRange> reads;   // merged (merge_ranges) once the operation ran
   std::vector<ByteRange> writes;  // atomics count as writes
+  std::vector<ByteRange> frees;   // what a cudaFreeAsync gave back to the pool
   bool complete = true;           // false: some accesses were not traced
   std::string incomplete_reason;  // why, for the report
 };
@@ -39,7 +41,8 @@ struct OperationName {
 };
 
 // The modelled clock's cost model (cudaEventElapsedTime reads it): a kernel
-// costs a launch overhead plus a cost per CUDA thread; a copy or a memset a
+// costs a launch overhead plus a cost per CUDA thread, or plus its longest
+// thread's modelled time (sleeps and timer reads) if that is longer; a copy or a memset a
 // fixed overhead plus its bytes over a bandwidth near an H200's. Streams
 // overlap without limit: an operation starts when everything it happens
 // after has ended.
@@ -50,6 +53,16 @@ inline constexpr double kPinnedBytesPerUs = 25e3;       // 25 GB/s over PCIe
 inline constexpr double kPageableBytesPerUs = 10e3;     // 10 GB/s, staged
 inline constexpr double kDeviceCopyBytesPerUs = 1.5e6;  // 1.5 TB/s, read + write
 inline constexpr double kMemsetBytesPerUs = 3e6;        // 3 TB/s
+// A kernel thread's modelled time advances by this much per read of the
+// global timer (about an H200's timer resolution), so that a spin on the
+// timer ends without a __nanosleep.
+inline constexpr std::uint64_t kTimerReadNs = 32;
+
+// A kernel's duration on the modelled clock.
+inline double kernel_modelled_us(std::uint64_t cuda_threads, std::uint64_t longest_thread_ns) {
+  const double work_us = kKernelPerThreadUs * static_cast<double>(cuda_threads);
+  return kKernelLaunchUs + std::max(work_us, static_cast<double>(longest_thread_ns) / 1000.0);
+}
 
 // True when work on `stream` runs at once, as before streams existed: no
 // stream was created (or all were destroyed) and nothing is queued or waits
@@ -58,6 +71,18 @@ bool runs_at_once(cudaStream_t stream) noexcept;
 // A default stream, or a stream created and not destroyed.
 bool is_valid_stream(cudaStream_t stream) noexcept;
 
+// The modelled clock around the operation this host thread is executing:
+// when it started (a kernel's threads read it through globaltimer_ns), and
+// the duration it measured, which replaces the estimate it was queued with
+// (a kernel's depends on what its threads did: sleeps and timer reads).
+double operation_start_us() noexcept;
+void set_operation_duration_us(double us) noexcept;
+// Work run at once (the single-stream fast path) starts at the host's
+// modelled time and moves it on, so that events around it measure it.
+// `what` names it in a modelled timeline, if one is being collected.
+double unqueued_start_us();
+void unqueued_ended(double start_us, double duration_us, const std::function<std::string()>& what);
+
 struct QueuedOperation {
   cudaStream_t stream = nullptr;
   std::string what;
@@ -65,10 +90,21 @@ struct QueuedOperation {
   double modelled_us = 0;  // its duration on the modelled clock
   std::function<void(OperationAccesses&)> run;
 };
+// An operation issued: operation `seq` (from 1) of the stream with clock
+// component `stream_index`.
+struct OperationRef {
+  std::uint32_t stream_index = 0;
+  std::uint32_t seq = 0;
+};
+
 // Queues the operation; with `wait`, also runs the queue and returns once
 // the operation ran (a synchronous call, or an async copy from pageable memory).
 // The caller has checked the stream.
-void enqueue(QueuedOperation operation, bool wait);
+OperationRef enqueue(QueuedOperation operation, bool wait);
+// True when the next operation issued on `stream` will happen after `op`
+// (its own stream's order, an event wait, a host synchronisation or the
+// default-stream rules).
+bool next_happens_after(cudaStream_t stream, OperationRef op);
 
 // Runs everything queued, in the scheduler's order.
 void run_queued();
@@ -87,6 +123,11 @@ void reset_device();
 void check_unordered_pair(const OperationName& earlier, const OperationAccesses& earlier_accesses,
                           const OperationName& later, const OperationAccesses& later_accesses,
                           const std::string& schedule, std::set<std::string>& reported);
+
+// cudaFree of a block of the stream-ordered pool (stream_allocator.cpp): the
+// pool forgets it, so cudaFree can release it. False: not a pool block that
+// is handed out.
+bool forget_pool_block(const void* ptr);
 
 // Prints the report (Options::print_reports) and adds it to the live
 // Recording, if any (recorder.cpp).

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/emu/timeline.hpp"
 #include "emu_test_support.hpp"
 #include "plain_streams.hpp"
 
@@ -125,6 +126,9 @@ TEST_F(StreamsTest, TheAdversarialScheduleRunsTheConsumerFirstAndFifoDoesNot) {
     Recording rec;
     plain_streams::fill(a_, kCount, 1.0f, nullptr);
     plain_streams::sum(a_, kCount, out_, side);
+    // Both run here, in issue order; a synchronisation with `side` alone
+    // would run the sum only (the fill is not ordered before it).
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_EQ(result_after(side), static_cast<float>(kCount));
     ASSERT_EQ(rec.launches().size(), 2u);
     EXPECT_NE(rec.launches()[0].kernel.find("fill_kernel"), std::string::npos);
@@ -192,7 +196,8 @@ TEST_F(StreamsTest, AWaitBindsToTheRecordMadeBeforeIt) {
   plain_streams::fill(b, kCount, 3.0f, producer);
   ASSERT_EQ(cudaEventRecord(e, producer), cudaSuccess);
   plain_streams::sum(b, kCount, out_, consumer);  // the wait above does not cover this fill
-  result_after(consumer);
+  // The fill runs (and the race shows) once something waits for it.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_NE(first_report(rec, ReportKind::stream_race), nullptr) << rec.reports_text();
   ASSERT_EQ(cudaFree(b), cudaSuccess);
 }
@@ -227,6 +232,8 @@ TEST_F(StreamsTest, ASynchronousCopyIsOrderedAfterBlockingStreamsOnly) {
     plain_streams::fill(a_, kCount, 2.0f, non_blocking);
     ASSERT_EQ(cudaMemcpy(host.data(), a_, kCount * sizeof(float), cudaMemcpyDeviceToHost),
               cudaSuccess);
+    EXPECT_TRUE(rec.clean()) << "the copy did not wait for the non-blocking stream's fill";
+    ASSERT_EQ(cudaStreamSynchronize(non_blocking), cudaSuccess);
     const auto* race = first_report(rec, ReportKind::stream_race);
     ASSERT_NE(race, nullptr) << rec.reports_text();
     EXPECT_NE(race->to_string().find("cudaMemcpy DtoH 4096 bytes"), std::string::npos)
@@ -270,12 +277,12 @@ TEST_F(StreamsTest, AHostSynchronisationOrdersWhatFollowsIt) {
   ASSERT_EQ(cudaStreamSynchronize(one), cudaSuccess);
   plain_streams::sum(a_, kCount, out_, two);
   EXPECT_EQ(result_after(two), static_cast<float>(kCount));
-  plain_streams::fill(a_, kCount, 2.0f, one);
   float* scratch = nullptr;
-  ASSERT_EQ(cudaMalloc(&scratch, 64), cudaSuccess);  // synchronises the device
+  ASSERT_EQ(cudaMalloc(&scratch, 64), cudaSuccess);
+  plain_streams::fill(a_, kCount, 2.0f, one);
+  ASSERT_EQ(cudaFree(scratch), cudaSuccess);  // synchronises the device
   plain_streams::sum(a_, kCount, out_, two);
   EXPECT_EQ(result_after(two), 2.0f * kCount);
-  ASSERT_EQ(cudaFree(scratch), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
 }
 
@@ -356,6 +363,100 @@ TEST_F(StreamsTest, ElapsedTimeReadsTheModelledClock) {
   EXPECT_NEAR(ms, (2.0 + 1e-5 * kCount) / 1000.0, 1e-6);
   EXPECT_EQ(cudaEventElapsedTime(&ms, start, untimed), cudaErrorInvalidResourceHandle);
   cudaGetLastError();
+}
+
+constexpr std::uint64_t kSpinNs = 20'000'000;  // the lecture's 20 ms spins
+constexpr double kSpinMs = 20.0;
+
+// Milliseconds between two events, once their work ran.
+float elapsed_ms(cudaEvent_t start, cudaEvent_t stop) {
+  EXPECT_EQ(cudaEventSynchronize(stop), cudaSuccess);
+  float ms = -1;
+  EXPECT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+  return ms;
+}
+
+TEST_F(StreamsTest, ASpinOnTheGlobalTimerLastsItsTimeOnTheModelledClock) {
+  cudaStream_t s = stream(cudaStreamNonBlocking);
+  cudaEvent_t start = event(), stop = event();
+  ASSERT_EQ(cudaEventRecord(start, s), cudaSuccess);
+  plain_streams::spin(kSpinNs, s);
+  ASSERT_EQ(cudaEventRecord(stop, s), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), kSpinMs, 0.01);
+  // Without __nanosleep the timer reads alone move the thread on.
+  ASSERT_EQ(cudaEventRecord(start, s), cudaSuccess);
+  plain_streams::spin_on_the_timer_alone(kSpinNs / 100, s);
+  ASSERT_EQ(cudaEventRecord(stop, s), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), kSpinMs / 100, 0.01);
+  ASSERT_EQ(cudaEventRecord(start, s), cudaSuccess);
+  plain_streams::sleep(1'000'000, s);
+  ASSERT_EQ(cudaEventRecord(stop, s), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), 1.0, 0.01);
+}
+
+TEST(StreamsFastPath, EventsAroundAKernelRunAtOnceMeasureItOnTheModelledClock) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(start), cudaSuccess);
+  plain_streams::spin(kSpinNs, nullptr);
+  ASSERT_EQ(cudaEventRecord(stop), cudaSuccess);
+  EXPECT_NEAR(elapsed_ms(start, stop), kSpinMs, 0.01);
+  EXPECT_EQ(cudaEventDestroy(start), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(stop), cudaSuccess);
+}
+
+// The lecture's three spins (s, the default stream, s), timed from before
+// the first to after all three: the legacy default stream serialises them
+// with a blocking s; a non-blocking s overlaps its first spin with the
+// default stream's.
+TEST_F(StreamsTest, ThreeSpinsTakeSixtyMsWithABlockingStreamAndFortyWithANonBlockingOne) {
+  for (const unsigned flags : {cudaStreamDefault, cudaStreamNonBlocking}) {
+    cudaStream_t s = stream(flags);
+    cudaEvent_t start = event(), stop = event();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(start, nullptr), cudaSuccess);
+    plain_streams::spin(kSpinNs, s);
+    plain_streams::spin(kSpinNs, nullptr);
+    plain_streams::spin(kSpinNs, s);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaEventRecord(stop, nullptr), cudaSuccess);
+    EXPECT_NEAR(elapsed_ms(start, stop), flags == cudaStreamDefault ? 3 * kSpinMs : 2 * kSpinMs,
+                0.1)
+        << "stream flags " << flags;
+  }
+}
+
+TEST_F(StreamsTest, TheModelledTimelineHasARowPerStreamAndShowsTheOverlap) {
+  cudaStream_t s = stream(cudaStreamNonBlocking);
+  cudalab::emu::start_modelled_timeline();
+  plain_streams::spin(kSpinNs, s);
+  plain_streams::spin(kSpinNs, nullptr);
+  plain_streams::spin(kSpinNs, s);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const cudalab::Timeline t = cudalab::emu::take_modelled_timeline("three spins");
+  EXPECT_EQ(t.name, "three spins");
+  ASSERT_EQ(t.rows.size(), 2u);
+  const cudalab::TimelineRow* side = nullptr;
+  const cudalab::TimelineRow* legacy = nullptr;
+  for (const auto& row : t.rows) {
+    (row.name == "the legacy default stream" ? legacy : side) = &row;
+  }
+  ASSERT_NE(legacy, nullptr);
+  ASSERT_NE(side, nullptr);
+  EXPECT_NE(side->name.find("(non-blocking)"), std::string::npos) << side->name;
+  ASSERT_EQ(side->spans.size(), 2u);
+  ASSERT_EQ(legacy->spans.size(), 1u);
+  for (const auto* span : {&side->spans[0], &side->spans[1], &legacy->spans[0]}) {
+    EXPECT_EQ(span->kind, "kernel");
+    EXPECT_NE(span->name.find("spin_kernel"), std::string::npos) << span->name;
+    EXPECT_NEAR(span->end_ms - span->start_ms, kSpinMs, 0.01);
+  }
+  EXPECT_NEAR(side->spans[0].start_ms, 0.0, 1e-9);
+  EXPECT_NEAR(legacy->spans[0].start_ms, 0.0, 0.01) << "overlaps the first spin on s";
+  EXPECT_NEAR(side->spans[1].start_ms, side->spans[0].end_ms, 1e-9);
+  const cudalab::Timeline empty = cudalab::emu::take_modelled_timeline("not collecting");
+  EXPECT_TRUE(empty.rows.empty());
 }
 
 TEST_F(StreamsTest, ADestroyedStreamIsAnInvalidHandle) {

@@ -25,6 +25,12 @@ extern "C" void emulated_device_atomic_access(void* address, std::size_t bytes) 
 
 namespace cudalab::emu {
 
+// A kernel thread's time on the modelled clock, in nanoseconds (host code:
+// the host's modelled time). Each read moves the thread on by a short step.
+std::uint64_t modelled_timer_ns() noexcept;
+// Moves the calling kernel thread's modelled time on by `ns`.
+void modelled_sleep_ns(unsigned ns) noexcept;
+
 namespace detail {
 
 // Block-wide barrier. `predicate` feeds the __syncthreads_count/and/or
@@ -347,10 +353,14 @@ T __ldg(const T* p) noexcept {
 }
 using ::cudalab::emu::__ldg;
 
+// clock64() reads the host's clock: what a stretch of a kernel costs on this
+// machine. The modelled clock of the device model (cudaEventElapsedTime, the
+// timeline) is read by cudalab::globaltimer_ns() (cudalab/device_time.hpp)
+// and moved on by __nanosleep.
 inline long long clock64() noexcept {
   return std::chrono::steady_clock::now().time_since_epoch().count();
 }
-inline void __nanosleep(unsigned) noexcept {}
+inline void __nanosleep(unsigned ns) noexcept { ::cudalab::emu::modelled_sleep_ns(ns); }
 
 }  // namespace device_api
 }  // namespace cudalab::emu

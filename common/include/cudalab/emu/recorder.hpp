@@ -91,6 +91,8 @@ enum class ReportKind {
                           // limit
   stream_race,            // two operations of different streams, same bytes, one writing, unordered
   stream_race_unchecked,  // an unordered pair of operations whose accesses were not all traced
+  stream_use_after_free,  // a block used on one stream and freed by cudaFreeAsync on another,
+                          // unordered
 };
 const char* to_string(ReportKind kind);
 

@@ -65,6 +65,21 @@ cudaError_t cudaHostAlloc(T** ptr, std::size_t bytes, unsigned int flags) {
 }
 cudaError_t cudaFreeHost(void* ptr);
 
+// Stream-ordered allocation (docs/emulator.md): a block freed on a stream is
+// reused at once by that stream, by another only once it is ordered after
+// the free.
+namespace detail {
+// `caller`: where host code made the call, for reports.
+cudaError_t malloc_async(void** ptr, std::size_t bytes, cudaStream_t stream, const void* caller);
+}  // namespace detail
+cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream);
+template <class T>
+[[gnu::noinline]] cudaError_t cudaMallocAsync(T** ptr, std::size_t bytes, cudaStream_t stream) {
+  return detail::malloc_async(reinterpret_cast<void**>(ptr), bytes, stream,
+                              __builtin_return_address(0));
+}
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
+
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);

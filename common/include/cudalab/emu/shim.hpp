@@ -17,7 +17,7 @@
 //   * the half and bfloat16 functions cuda_fp16.h/cuda_bf16.h leave to nvcc
 //     (__hfma, hexp, h2sqrt, __half2int_rn, ...: half_math.hpp).
 //   * the runtime API subset of runtime.hpp under CUDA's names (macros);
-//     every other runtime function (cudaMallocAsync, cudaGraphLaunch, ...)
+//     every other runtime function (cudaIpcGetMemHandle, cudaGraphLaunch, ...)
 //     is a compile error naming it (the generated runtime_not_provided.hpp).
 //
 // Shared memory:
@@ -122,6 +122,8 @@ using namespace ::cudalab::emu::device_api;
 #define cudaMallocHost ::cudalab::emu::cudaMallocHost
 #define cudaHostAlloc ::cudalab::emu::cudaHostAlloc
 #define cudaFreeHost ::cudalab::emu::cudaFreeHost
+#define cudaMallocAsync ::cudalab::emu::cudaMallocAsync
+#define cudaFreeAsync ::cudalab::emu::cudaFreeAsync
 #define cudaStreamCreate ::cudalab::emu::cudaStreamCreate
 #define cudaStreamCreateWithFlags ::cudalab::emu::cudaStreamCreateWithFlags
 #define cudaStreamDestroy ::cudalab::emu::cudaStreamDestroy
