@@ -110,11 +110,7 @@ class Backend : public cudalab::harness::BackendBase {
   // record_stream (the side stream synchronised at the end of each round).
   virtual std::vector<std::size_t> reserved_over_iterations(int iterations, int n) = 0;
 
-  // Exercise 4: false where this backend has no cudaMallocAsync yet (the
-  // emulator until the device model provides it); free_async_hazard then
-  // reports the call as failed.
-  virtual bool has_stream_ordered_allocation() const = 0;
-  // The student's produce_consume_free (n floats) with the side stream's sum
+  // Exercise 4: the student's produce_consume_free (n floats) with the side stream's sum
   // delayed by consumer_delay_ms, then B and independent_ms of work on a
   // third stream.
   virtual StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,

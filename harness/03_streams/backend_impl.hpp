@@ -20,18 +20,8 @@
 #include "missing_wait.cuh"
 #include "stream_kernels.cuh"
 #include "stream_kinds.cuh"
-#include "stream_resources.hpp"
-
-// cudaMallocAsync reaches the emulator with the device model's next step
-// (issue 12); until then exercise 4 runs on the GPU only (its file would not
-// compile against the emulator: docs/emulator.md, "What the shim provides").
-// The top-level CMakeLists.txt sets it to 1 once the emulator has it.
-#ifndef LAB03_STREAM_ORDERED_ALLOCATION
-#define LAB03_STREAM_ORDERED_ALLOCATION CUDALAB_GPU
-#endif
-#if LAB03_STREAM_ORDERED_ALLOCATION
 #include "stream_ordered_free.cuh"
-#endif
+#include "stream_resources.hpp"
 
 namespace lab03::harness {
 inline namespace CUDALAB_BACKEND {
@@ -190,10 +180,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     return reserved;
   }
 
-  bool has_stream_ordered_allocation() const override { return LAB03_STREAM_ORDERED_ALLOCATION; }
-
-  StreamOrderedFree free_async_hazard(int n, [[maybe_unused]] double consumer_delay_ms,
-                                      [[maybe_unused]] double independent_ms) override {
+  StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
+                                      double independent_ms) override {
     check_count(n, "free_async_hazard");
     StreamOrderedFree result;
     result.expected = static_cast<float>(n);
@@ -203,7 +191,6 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     OwnedEvent filled(cudaEventDisableTiming), summed(cudaEventDisableTiming);
     EventTimeline timeline;
     result.observation = observe_call({}, {}, [&] {
-#if LAB03_STREAM_ORDERED_ALLOCATION
       const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
       const int consume = timeline.mark(side.get());
       spin_(consumer_delay_ms, side.get());
@@ -218,9 +205,6 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       const int independent = timeline.mark(other.get());
       spin_(independent_ms, other.get());
       timeline.span("other", "independent", independent, timeline.mark(other.get()));
-#else
-      throw std::runtime_error("cudaMallocAsync is not on the emulator yet (issue 12)");
-#endif
     });
     if (result.observation.failed()) return result;
     CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
@@ -293,11 +277,9 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     sum(one.data(), 1, one.data(), cudaStreamLegacy);
     compute_kernel<<<1, 1>>>(one.data(), one.data(), 1, 1);
     spin_(0, cudaStreamLegacy);
-#if LAB03_STREAM_ORDERED_ALLOCATION
     void* block = nullptr;
     CUDA_CHECK(cudaMallocAsync(&block, 4096, cudaStreamLegacy));
     CUDA_CHECK(cudaFreeAsync(block, cudaStreamLegacy));
-#endif
     CUDA_CHECK(cudaDeviceSynchronize());
   }
 

@@ -5,33 +5,26 @@
 // what orders them, not about the kernels.
 #pragma once
 
+#include <cstdint>
+
+#include "cudalab/device_time.hpp"
 #include "cudalab/kernel.hpp"
 
 namespace lab03 {
 inline namespace CUDALAB_BACKEND {
 
-// Nanoseconds on the device's clock.
-// A stand-in until cudalab/device_time.hpp's cudalab::globaltimer_ns()
-// lands (which reads the modelled clock on the emulator).
-__device__ inline unsigned long long device_time_ns() {
-#if CUDALAB_GPU
-  unsigned long long ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-  return ns;
-#else
-  return 0;
-#endif
-}
-
-// One thread that returns after `ns` nanoseconds on the device's clock and
+// One thread that returns after `ns` nanoseconds on the device's clock
+// (cudalab::globaltimer_ns: the GPU's %globaltimer, the emulator's modelled
+// clock, on which the spin lasts `ns` too at almost no host time) and
 // writes how long it spun to *spun_ns (a write of its own, so that the
-// emulator's race checker can tell that two unordered spins share no
-// bytes). On the emulator (until the modelled clock is readable here) it
-// returns at once and lasts what the cost model gives any one-thread kernel.
+// emulator's race checker can tell that two unordered spins share no bytes).
 __global__ void spin_kernel(long long ns, unsigned long long* spun_ns) {
-  const unsigned long long start = device_time_ns();
-  unsigned long long now = start;
-  while (now - start < static_cast<unsigned long long>(ns)) now = device_time_ns();
+  const std::uint64_t start = cudalab::globaltimer_ns();
+  std::uint64_t now = start;
+  while (now - start < static_cast<std::uint64_t>(ns)) {
+    __nanosleep(1000);
+    now = cudalab::globaltimer_ns();
+  }
   *spun_ns = now - start;
 }
 

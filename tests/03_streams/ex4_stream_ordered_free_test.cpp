@@ -7,8 +7,6 @@
 //     A's memory once the sum is done;
 //   * the fix is an ordering on the device, not a host sync: independent
 //     work on a third stream issued afterwards overlaps the delayed sum.
-// The emulator runs these once it has cudaMallocAsync (issue 12); until
-// then they are skipped there.
 #include <gtest/gtest.h>
 
 #include "lab03_test_support.hpp"
@@ -22,15 +20,7 @@ const bool titled = cudalab::harness::describe_exercise(4, "Stream-ordered alloc
 
 constexpr int kCount = 100003;
 
-class Ex4StreamOrderedFree : public OnBackend {
- protected:
-  void SetUp() override {
-    OnBackend::SetUp();
-    if (!IsSkipped() && !backend().has_stream_ordered_allocation()) {
-      GTEST_SKIP() << "cudaMallocAsync is not on the emulator yet";
-    }
-  }
-};
+class Ex4StreamOrderedFree : public OnBackend {};
 
 TEST_P(Ex4StreamOrderedFree, Ex4_TheFreeWaitsForTheConsumer) {
   if (on_emulator()) {
