@@ -51,7 +51,7 @@ Allocation* at_or_below(const std::map<std::uintptr_t, Allocation*>& by_start,
 
 }  // namespace
 
-Allocation* allocate(std::size_t bytes) {
+Allocation* allocate(std::size_t bytes, int device) {
   const std::size_t rounded =
       (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   const std::size_t reserved = kRedZone + rounded + kRedZone;
@@ -63,6 +63,7 @@ Allocation* allocate(std::size_t bytes) {
   a->reserved_bytes = reserved;
   a->base = a->reserved_low + kRedZone;
   a->bytes = bytes;
+  a->device = device < 0 ? current_device() : device;
   a->initialised = std::make_unique<std::uint8_t[]>(std::max<std::size_t>(bytes, 1));
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
@@ -136,7 +137,7 @@ std::vector<AllocationInfo> live_allocations() {
   Registry& r = registry();
   std::shared_lock lock(r.mutex);
   std::vector<AllocationInfo> out;
-  for (auto& [base, a] : r.live) out.push_back({a->base, a->bytes, false});
+  for (auto& [base, a] : r.live) out.push_back({a->base, a->bytes, false, a->device});
   return out;
 }
 

@@ -109,6 +109,7 @@ class BlockRun {
  public:
   // ---- set per block ----
   LaunchState* launch = nullptr;
+  int device = 0;  // launch->device, where the bounds check reads it on every access
   BlockInfo info;
   unsigned thread_count = 0;
   std::vector<ThreadState> threads;

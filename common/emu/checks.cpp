@@ -49,12 +49,35 @@ Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const 
   return r;  // LaunchState::report fills in the file and line of the site
 }
 
+// A kernel touched memory of a device it has no peer access to.
+[[gnu::noinline]] void report_peer_access(BlockRun& run, const Allocation& a, const void* address,
+                                          std::size_t bytes, unsigned flags, SiteRef site) {
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  const int mine = run.launch->device;
+  std::ostringstream what;
+  what << "Peer access not enabled: " << kind_word(flags) << " of " << bytes << " bytes at "
+       << hex(p) << ", offset " << p - a.base << " of allocation " << hex(a.base) << " (" << a.bytes
+       << " bytes) on device " << a.device << ", by a kernel on device " << mine
+       << ": peer access from device " << mine << " to device " << a.device
+       << " is not enabled (cudaSetDevice(" << mine << "); cudaDeviceEnablePeerAccess(" << a.device
+       << ", 0) enables it)";
+  Report r = access_report(run, ReportKind::peer_access, &a, address, bytes, flags);
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaErrorIllegalAddress, site);
+}
+
 bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
                   unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   if (a && !a->freed.load(std::memory_order_relaxed) && p >= a->base &&
       p + bytes <= a->base + a->bytes) {
-    return true;  // the common case: no message to build
+    // The common case: no message to build.
+    if (a->device == run.device || ((run.launch->accessible_devices >> a->device) & 1u))
+        [[likely]] {
+      return true;
+    }
+    report_peer_access(run, *a, address, bytes, flags, site);
+    return false;
   }
   std::ostringstream what;
   ReportKind kind;

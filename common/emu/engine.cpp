@@ -384,14 +384,29 @@ unsigned wanted_workers() {
   return n;
 }
 
-Pool& pool() {
-  static std::unique_ptr<Pool> p;
-  unsigned n = wanted_workers();
-  if (!p || p->size() != n) {
-    p.reset();
-    p = std::make_unique<Pool>(n);
+// Each virtual device runs its launches on its own pool, one launch at a
+// time, so that launches on different devices run side by side (a kernel
+// spinning on a flag that another device's kernel sets must not wait for it
+// to end). The pool (and its size, which options may change) belongs to the
+// device's running launch.
+struct DevicePool {
+  std::mutex one_launch_at_a_time;
+  std::unique_ptr<Pool> pool;
+};
+
+// Call with the device's one_launch_at_a_time held.
+Pool& pool_of(DevicePool& device) {
+  const unsigned n = wanted_workers();
+  if (!device.pool || device.pool->size() != n) {
+    device.pool.reset();
+    device.pool = std::make_unique<Pool>(n);
   }
-  return *p;
+  return *device.pool;
+}
+
+DevicePool& device_pool(int device) {
+  static DevicePool pools[kMaxDevices];
+  return pools[device];
 }
 
 std::atomic<std::uint64_t> launch_counter{0};
@@ -400,6 +415,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   BlockRun& run = worker.run;
   const dim3 g = launch.grid, b = launch.block;
   run.launch = &launch;
+  run.device = launch.device;
   run.info.grid_dim = g;
   run.info.block_dim = b;
   run.info.block_linear = linear;
@@ -456,14 +472,13 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
 }  // namespace
 
 void run_launch_state(LaunchState& launch) {
-  // One launch at a time, whichever host thread makes it: the worker pool
-  // (and its size, which options may change) belongs to the running launch.
-  static std::mutex one_launch_at_a_time;
-  std::lock_guard lock(one_launch_at_a_time);
+  DevicePool& device = device_pool(launch.device);
+  std::lock_guard lock(device.one_launch_at_a_time);
+  Pool& pool = pool_of(device);
   std::atomic<std::uint64_t> next{0};
   // Blocks are handed out in small chunks to keep the counter off the hot path.
   const std::uint64_t chunk = std::max<std::uint64_t>(
-      1, std::min<std::uint64_t>(64, launch.total_blocks / (8 * pool().size() + 1)));
+      1, std::min<std::uint64_t>(64, launch.total_blocks / (8 * pool.size() + 1)));
   std::function<void()> job = [&] {
     for (;;) {
       std::uint64_t first = next.fetch_add(chunk, std::memory_order_relaxed);
@@ -472,14 +487,15 @@ void run_launch_state(LaunchState& launch) {
       for (std::uint64_t b = first; b < last; ++b) run_block(launch, b);
     }
   };
-  pool().run(job);
+  pool.run(job);
 }
 
 std::uint64_t next_launch_id() { return ++launch_counter; }
 
 bool validate_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes,
                      cudaStream_t stream) {
-  if (!is_valid_stream(stream)) {
+  // A kernel runs only on a stream of the current device, as on the GPU.
+  if (device_of_stream(stream) != current_device()) {
     set_last_error(cudaErrorInvalidResourceHandle);
     return false;
   }

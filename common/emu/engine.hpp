@@ -29,6 +29,7 @@ struct Allocation {
   std::uintptr_t reserved_low = 0;  // red zone, memory, red zone (allocations.cpp)
   std::size_t reserved_bytes = 0;
   bool is_shared_space = false;  // the sentinel for traced shared memory
+  int device = 0;                // the virtual device current when it was allocated
   std::atomic<bool> freed{false};
   std::unique_ptr<std::uint8_t[]> initialised;  // one byte per byte: written yet?
   // Per 4-byte word: (launch id << 40) | (block + 1) of the last plain
@@ -44,8 +45,23 @@ namespace detail {
 
 class BlockRun;
 
+// ---- virtual devices (devices.cpp) ----
+// Sets of devices are 64-bit masks (LaunchState::accessible_devices).
+inline constexpr int kMaxDevices = 64;
+// Options::devices, else CUDALAB_EMU_DEVICES, else 1 (at most kMaxDevices).
+int device_count() noexcept;
+// This host thread's device (cudaSetDevice; 0 until set).
+int current_device() noexcept;
+bool is_device(int device) noexcept;  // 0 <= device < device_count()
+// The devices whose memory a kernel running on `device` may touch: its own
+// and those it enabled peer access to (bit d: device d).
+std::uint64_t accessible_devices(int device) noexcept;
+// cudaDeviceReset of `device`: the peer access it enabled is gone.
+void forget_peer_access(int device) noexcept;
+
 // ---- allocations (allocations.cpp) ----
-Allocation* allocate(std::size_t bytes);
+// Owned by `device`; -1: the current device.
+Allocation* allocate(std::size_t bytes, int device = -1);
 bool release(void* base);  // false: not a live allocation
 // Blocks of the stream-ordered pool (stream_allocator.cpp): cudaFreeAsync's
 // block leaves the live set when the free runs (a kernel touching it then is
@@ -158,8 +174,10 @@ struct LaunchState {
   std::size_t shared_bytes = 0;
   void (*body)(void*) = nullptr;
   void* context = nullptr;
-  std::size_t context_bytes = 0;  // the parameter block the kernel's threads copy from
-  std::uint64_t id = 0;           // process-wide launch counter (for the shadows)
+  std::size_t context_bytes = 0;         // the parameter block the kernel's threads copy from
+  std::uint64_t id = 0;                  // process-wide launch counter (for the shadows)
+  int device = 0;                        // the virtual device it runs on
+  std::uint64_t accessible_devices = 1;  // whose memory it may touch (bit d: device d)
   Options options;
   bool recording = false;  // a Recording is alive: trace and analyse
   std::uint64_t total_blocks = 0;

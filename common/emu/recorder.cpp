@@ -125,6 +125,7 @@ struct LaunchRequest {
   void (*body)(void*) = nullptr;
   void* context = nullptr;
   std::size_t context_bytes = 0;
+  int device = 0;  // current when it was issued
 };
 
 // Queued launches keep this many traced accesses for the race checker (more
@@ -173,6 +174,10 @@ double execute_launch(const LaunchRequest& request, OperationAccesses* accesses,
   launch.context = request.context;
   launch.context_bytes = request.context_bytes;
   launch.id = next_launch_id();
+  launch.device = request.device;
+  // Taken at the start: peer access enabled while the kernel runs does not
+  // apply to it.
+  launch.accessible_devices = accessible_devices(request.device);
   launch.options = global_options;
   launch.recording = active_recording != nullptr || accesses != nullptr;
   if (accesses) {
@@ -220,6 +225,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
                 cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
                 ContextCopy copy_context) {
   LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
+  request.device = current_device();
   if (runs_at_once(stream)) {
     const double start_us = unqueued_start_us();
     unqueued_ended(start_us, execute_launch(request, nullptr, start_us),
@@ -243,10 +249,14 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
 
 namespace {
 
+// Launches on different devices end side by side.
+std::mutex recording_mutex;
+
 void record_launch(LaunchState& launch) {
   const dim3 grid = launch.grid, block = launch.block;
   const std::size_t shared_bytes = launch.shared_bytes;
   if (!active_recording) return;
+  std::lock_guard lock(recording_mutex);
 
   LaunchRecord record;
   auto& launches = RecordingAccess::launches(*active_recording);
@@ -309,6 +319,7 @@ void record_launch(LaunchState& launch) {
 
 void add_stream_report(Report report) {
   if (global_options.print_reports) std::cerr << report.to_string() << std::flush;
+  std::lock_guard lock(recording_mutex);
   if (active_recording)
     RecordingAccess::stream_reports(*active_recording).push_back(std::move(report));
 }
@@ -354,6 +365,8 @@ const char* to_string(ReportKind kind) {
       return "stream_race_unchecked";
     case ReportKind::stream_use_after_free:
       return "stream_use_after_free";
+    case ReportKind::peer_access:
+      return "peer_access";
   }
   return "unknown";
 }

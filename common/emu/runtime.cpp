@@ -124,13 +124,24 @@ const char* direction(const void* dst, const void* src, std::size_t bytes) {
   return from_device ? "DtoH" : "HtoH";
 }
 
+// For a copy between two devices' memory: " from device 0 to device 1"; else "".
+std::string between_devices(const void* dst, const void* src, std::size_t bytes) {
+  const Allocation* to = detail::find_live(dst, bytes);
+  const Allocation* from = detail::find_live(src, bytes);
+  if (!to || !from || to->device == from->device) return "";
+  return " from device " + std::to_string(from->device) + " to device " +
+         std::to_string(to->device);
+}
+
 // A copy's duration on the modelled clock.
 double copy_modelled_us(void* dst, const void* src, std::size_t bytes) {
   const bool device_side_only = std::string_view(direction(dst, src, bytes)) == "DtoD";
+  const bool between = !between_devices(dst, src, bytes).empty();
   const bool pinned = detail::is_pinned(dst, bytes) || detail::is_pinned(src, bytes);
-  const double bandwidth = device_side_only ? detail::kDeviceCopyBytesPerUs
-                           : pinned         ? detail::kPinnedBytesPerUs
-                                            : detail::kPageableBytesPerUs;
+  const double bandwidth = between            ? detail::kPeerCopyBytesPerUs
+                           : device_side_only ? detail::kDeviceCopyBytesPerUs
+                           : pinned           ? detail::kPinnedBytesPerUs
+                                              : detail::kPageableBytesPerUs;
   return detail::kCopyOverheadUs + static_cast<double>(bytes) / bandwidth;
 }
 
@@ -143,8 +154,8 @@ void queue_copy(const char* call, void* dst, const void* src, std::size_t bytes,
                 cudaStream_t stream, bool wait, detail::SiteRef call_site) {
   detail::QueuedOperation op;
   op.stream = stream;
-  op.what =
-      std::string(call) + " " + direction(dst, src, bytes) + " " + std::to_string(bytes) + " bytes";
+  op.what = std::string(call) + " " + direction(dst, src, bytes) + " " + std::to_string(bytes) +
+            " bytes" + between_devices(dst, src, bytes);
   op.call_site = call_site;
   op.modelled_us = copy_modelled_us(dst, src, bytes);
   op.run = [dst, src, bytes, to](detail::OperationAccesses& accesses) {
@@ -201,6 +212,83 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
   if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
   queue_copy("cudaMemcpyAsync", dst, src, bytes, to, stream, host_side_pageable(dst, src, bytes),
              detail::SiteRef::at_pc(__builtin_return_address(0)));
+  return cudaSuccess;
+}
+
+namespace {
+
+// A peer copy's devices and pointers: both sides device memory.
+cudaError_t check_peer_copy(void* dst, int dst_device, const void* src, int src_device,
+                            std::size_t bytes, Allocation** to) {
+  if (!detail::is_device(dst_device) || !detail::is_device(src_device)) {
+    return cudaErrorInvalidDevice;
+  }
+  if (bytes == 0) return cudaSuccess;
+  return check_copy(dst, src, bytes, cudaMemcpyDeviceToDevice, to);
+}
+
+}  // namespace
+
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
+                           std::size_t bytes) {
+  Allocation* to = nullptr;
+  if (cudaError_t e = check_peer_copy(dst, dst_device, src, src_device, bytes, &to);
+      e != cudaSuccess) {
+    return fail(e);
+  }
+  // The GPU orders it after all earlier work of the three devices and before
+  // their later work, and may return before it is done; here the host waits
+  // for that work and for the copy (a stronger order, never a weaker one).
+  for (int device : {detail::current_device(), src_device, dst_device}) {
+    detail::synchronize_device(device);
+  }
+  if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
+  if (bytes == 0) return cudaSuccess;
+  if (detail::runs_at_once(nullptr)) {
+    copy_now(dst, src, bytes, to);
+    return cudaSuccess;
+  }
+  queue_copy("cudaMemcpyPeer", dst, src, bytes, to, nullptr, true,
+             detail::SiteRef::at_pc(__builtin_return_address(0)));
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                std::size_t bytes, cudaStream_t stream) {
+  if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  Allocation* to = nullptr;
+  if (cudaError_t e = check_peer_copy(dst, dst_device, src, src_device, bytes, &to);
+      e != cudaSuccess) {
+    return fail(e);
+  }
+  if (bytes == 0) return cudaSuccess;
+  if (detail::runs_at_once(stream)) {
+    copy_now(dst, src, bytes, to);
+    return cudaSuccess;
+  }
+  queue_copy("cudaMemcpyPeerAsync", dst, src, bytes, to, stream, false,
+             detail::SiteRef::at_pc(__builtin_return_address(0)));
+  return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  if (!attributes) return fail(cudaErrorInvalidValue);
+  *attributes = cudaPointerAttributes{};
+  attributes->device = -1;
+  if (const Allocation* a = detail::find_live(ptr, 1)) {
+    attributes->type = cudaMemoryTypeDevice;
+    attributes->device = a->device;
+    attributes->devicePointer = const_cast<void*>(ptr);
+  } else if (detail::is_pinned(ptr, 1)) {
+    // Portable in the emulator: every device reaches it.
+    attributes->type = cudaMemoryTypeHost;
+    attributes->device = detail::current_device();
+    attributes->devicePointer = const_cast<void*>(ptr);
+    attributes->hostPointer = const_cast<void*>(ptr);
+  } else {
+    attributes->type = cudaMemoryTypeUnregistered;
+    attributes->hostPointer = const_cast<void*>(ptr);
+  }
   return cudaSuccess;
 }
 
@@ -294,6 +382,10 @@ constexpr ErrorText kErrorTexts[] = {
     {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
      "too many resources requested for launch"},
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled",
+     "peer access is already enabled"},
+    {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
+     "peer access has not been enabled"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
@@ -335,25 +427,9 @@ cudaError_t cudaDeviceReset() {
   return cudaSuccess;
 }
 
-cudaError_t cudaGetDeviceCount(int* count) {
-  if (!count) return fail(cudaErrorInvalidValue);
-  *count = 1;
-  return cudaSuccess;
-}
-
-cudaError_t cudaGetDevice(int* device) {
-  if (!device) return fail(cudaErrorInvalidValue);
-  *device = 0;
-  return cudaSuccess;
-}
-
-cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice);
-}
-
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (!prop) return fail(cudaErrorInvalidValue);
-  if (device != 0) return fail(cudaErrorInvalidDevice);
+  if (!detail::is_device(device)) return fail(cudaErrorInvalidDevice);
   std::memset(prop, 0, sizeof *prop);
   std::strncpy(prop->name, kDeviceName, sizeof prop->name - 1);
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -384,6 +460,9 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->concurrentKernels = 0;
   prop->memPitch = 0x7fffffff;
   prop->textureAlignment = 512;
+  // Each virtual device its own slot on the bus, as tools that tell GPUs apart read it.
+  prop->pciBusID = device + 1;
+  prop->pciDeviceID = 0;
   return cudaSuccess;
 }
 
@@ -401,9 +480,9 @@ cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int
 
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
   if (!value) return fail(cudaErrorInvalidValue);
-  if (device != 0) return fail(cudaErrorInvalidDevice);
+  if (!detail::is_device(device)) return fail(cudaErrorInvalidDevice);
   cudaDeviceProp p;
-  cudaGetDeviceProperties(&p, 0);
+  cudaGetDeviceProperties(&p, device);
   switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock:
       *value = p.maxThreadsPerBlock;

@@ -10,11 +10,18 @@
 // default-stream rules. The same clocks decide when a queued operation may
 // run (every operation it happens after has run), so the scheduler can pick
 // any ready operation and still respect every ordering the program asked for.
+//
+// Several devices share these clocks, so happens-before spans devices (an
+// event recorded on device 0 and waited for by a stream of device 1 orders
+// them). Queued operations run without the model's mutex held: host threads
+// that synchronise at once run operations side by side, which a kernel
+// spinning on a flag that another device's kernel sets needs.
 #include "streams.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -50,6 +57,7 @@ struct Operation;
 
 struct Stream {
   StreamKind kind = StreamKind::blocking;
+  int device = 0;
   std::uint32_t index = 0;   // its component in vector clocks
   std::uint32_t number = 0;  // created streams are numbered 1, 2, ... in reports
   std::uint32_t issued = 0;
@@ -60,6 +68,10 @@ struct Stream {
   bool destroyed = false;
 
   std::string name() const {
+    if (device_count() > 1) return kind_name() + " on device " + std::to_string(device);
+    return kind_name();
+  }
+  std::string kind_name() const {
     switch (kind) {
       case StreamKind::legacy:
         return "the legacy default stream";
@@ -97,6 +109,7 @@ struct Done {
 
 struct Event {
   unsigned flags = 0;
+  int device = 0;
   bool recorded = false;
   VectorClock clock;
   double record_time_us = 0;  // the host's modelled time at the record call
@@ -112,14 +125,19 @@ struct TimelineEntry {
 };
 
 struct Model {
+  // Operations run without it held (run_until); nothing may call run_until
+  // while holding it.
   std::recursive_mutex mutex;
   bool collecting = false;  // between start_modelled_timeline and take_modelled_timeline
   std::vector<TimelineEntry> timeline;
+  std::condition_variable_any finished;          // an operation finished running
+  std::size_t running = 0;                       // operations running now, on any host thread
   std::vector<std::unique_ptr<Stream>> streams;  // never shrinks: handles stay recognisable
   std::unordered_set<const Stream*> live_created;
   std::vector<std::unique_ptr<Event>> events;
   std::unordered_set<const Event*> live_events;
-  Stream* legacy = nullptr;
+  Stream* legacy = nullptr;               // device 0's
+  std::vector<Stream*> legacy_by_device;  // made on first use
   std::uint32_t created_count = 0;
   std::uint32_t per_thread_count = 0;
   VectorClock host;         // what the host has waited for
@@ -130,11 +148,15 @@ struct Model {
   std::set<std::string> reported;  // pairs reported in this run of the queue
   std::mt19937_64 random;
 
-  Model() { legacy = add_stream(StreamKind::legacy); }
+  Model() {
+    legacy = add_stream(StreamKind::legacy, 0);
+    legacy_by_device.push_back(legacy);
+  }
 
-  Stream* add_stream(StreamKind kind) {
+  Stream* add_stream(StreamKind kind, int device) {
     auto s = std::make_unique<Stream>();
     s->kind = kind;
+    s->device = device;
     s->index = static_cast<std::uint32_t>(streams.size());
     streams.push_back(std::move(s));
     return streams.back().get();
@@ -146,25 +168,38 @@ Model& model() {
   return m;
 }
 
+Stream* legacy_of(Model& m, int device) {
+  const auto d = static_cast<std::size_t>(device);
+  if (m.legacy_by_device.size() <= d) m.legacy_by_device.resize(d + 1, nullptr);
+  if (!m.legacy_by_device[d]) m.legacy_by_device[d] = m.add_stream(StreamKind::legacy, device);
+  return m.legacy_by_device[d];
+}
+
 // Set while anything is queued, any created stream lives or any operation
 // waits to be checked: the one thing the single-stream fast path reads.
 std::atomic<bool> model_active{false};
 
 void update_active(Model& m) {
-  model_active.store(m.queued > 0 || !m.live_created.empty() || !m.done.empty(),
+  model_active.store(m.queued > 0 || m.running > 0 || !m.live_created.empty() || !m.done.empty(),
                      std::memory_order_release);
 }
 
-thread_local Stream* this_thread_stream = nullptr;
+// This host thread's per-thread default stream of each device, made on first use.
+thread_local std::vector<Stream*> this_thread_streams;
 
+// The default streams are those of the current device.
 Stream* stream_of(Model& m, cudaStream_t handle) {
-  if (handle == nullptr || handle == cudaStreamLegacy) return m.legacy;
+  const int device = current_device();
+  if (handle == nullptr || handle == cudaStreamLegacy) return legacy_of(m, device);
   if (handle == cudaStreamPerThread) {
-    if (!this_thread_stream) {
-      this_thread_stream = m.add_stream(StreamKind::per_thread);
-      this_thread_stream->number = ++m.per_thread_count;
+    const auto d = static_cast<std::size_t>(device);
+    if (this_thread_streams.size() <= d) this_thread_streams.resize(d + 1, nullptr);
+    Stream*& mine = this_thread_streams[d];
+    if (!mine) {
+      mine = m.add_stream(StreamKind::per_thread, device);
+      mine->number = ++m.per_thread_count;
     }
-    return this_thread_stream;
+    return mine;
   }
   auto* s = reinterpret_cast<Stream*>(handle);
   return m.live_created.count(s) ? s : nullptr;
@@ -172,18 +207,34 @@ Stream* stream_of(Model& m, cudaStream_t handle) {
 
 // The clock the next operation of `s` starts from: its own order, what the
 // host waited for, and the legacy default stream's rules (it waits for the
-// blocking streams' earlier work; they wait for its earlier work).
+// blocking streams' earlier work; they wait for its earlier work), which
+// hold within one device: each device has its own legacy default stream.
 VectorClock start_clock(Model& m, const Stream& s) {
   VectorClock c = s.last;
   join(c, m.host);
   if (s.kind == StreamKind::legacy) {
     for (const auto& other : m.streams) {
-      if (other->blocking()) join(c, other->last);
+      if (other->blocking() && other->device == s.device) join(c, other->last);
     }
   } else if (s.blocking()) {
-    join(c, m.legacy->last);
+    join(c, legacy_of(m, s.device)->last);
   }
   return c;
+}
+
+VectorClock everything_issued(const Model& m) {
+  VectorClock all;
+  for (const auto& s : m.streams) join(all, s->last);
+  return all;
+}
+
+// Everything issued so far to `device`'s streams.
+VectorClock all_work_of(Model& m, int device) {
+  VectorClock all;
+  for (const auto& s : m.streams) {
+    if (s->device == device) join(all, s->last);
+  }
+  return all;
 }
 
 // When every operation `clock` names has ended, on the modelled clock; they
@@ -234,13 +285,14 @@ Schedule current_schedule(Model& m) {
   return {Policy::seeded, "seed " + text};
 }
 
-// A ready operation among those `target` names, in the schedule's order.
-Operation* pick(Model& m, const Schedule& schedule, const VectorClock& target) {
+// Among the ready operations that `eligible` accepts, the one to run next.
+template <class Eligible>
+Operation* pick(Model& m, const Schedule& schedule, const Eligible& eligible) {
   std::vector<Operation*> ready;
   for (const auto& s : m.streams) {
     if (s->queue.empty()) continue;
     Operation* head = s->queue.front().get();
-    if (component(target, s->index) < head->seq) continue;  // not waited for now
+    if (!eligible(*head)) continue;
     // Ready when what it happens after has run (its own stream's earlier
     // work has: it is the head).
     VectorClock before = head->clock;
@@ -277,23 +329,68 @@ void check_against_done(Model& m, const Operation& op, const std::string& schedu
 thread_local double running_start_us = 0;
 thread_local double running_measured_us = -1;
 
-void execute(Model& m, Operation& op, const std::string& schedule) {
+void execute(Model& m, std::unique_lock<std::recursive_mutex>& lock,
+             std::unique_ptr<Operation> owned, const std::string& schedule) {
+  Operation& op = *owned;
+  // Everything it happens after has run: its modelled start is known.
   VectorClock before = op.clock;
   before[op.stream->index] = op.seq - 1;
-  running_start_us = std::max(op.issue_time_us, end_of(m, before));
+  const double start_us = std::max(op.issue_time_us, end_of(m, before));
+  ++m.running;
+  lock.unlock();
+  running_start_us = start_us;
   running_measured_us = -1;
   op.work.run(op.accesses);
   const double end_us =
-      running_start_us + (running_measured_us >= 0 ? running_measured_us : op.work.modelled_us);
-  op.stream->end_times[op.seq - 1] = end_us;
-  if (m.collecting) {
-    m.timeline.push_back({op.stream->index, op.name.what, running_start_us, end_us});
-  }
+      start_us + (running_measured_us >= 0 ? running_measured_us : op.work.modelled_us);
   merge_ranges(op.accesses.reads);
   merge_ranges(op.accesses.writes);
+  lock.lock();
+  op.stream->end_times[op.seq - 1] = end_us;
+  if (m.collecting) m.timeline.push_back({op.stream->index, op.name.what, start_us, end_us});
   check_against_done(m, op, schedule);
   op.stream->executed = op.seq;
   m.done.push_back({op.stream->index, op.seq, std::move(op.name), std::move(op.accesses)});
+  --m.running;
+  m.finished.notify_all();
+}
+
+// Runs queued operations until everything `target` names has run: the ready
+// ones it needs, whoever issued them; while another thread runs one it
+// needs, it waits. Work it does not need stays queued, as a synchronisation
+// on the GPU waits for what it orders and nothing else (checked on an H200:
+// tests/emu/test_stream_probes.cpp), and an operation it does not need may
+// wait for work another thread has yet to issue (a kernel spinning on a
+// flag that a later kernel sets), which would hold this thread for good.
+// Called without the mutex held.
+void run_until(const VectorClock& target) {
+  Model& m = model();
+  std::unique_lock lock(m.mutex);
+  if (m.queued == 0 && has_run(m, target)) return;
+  const Schedule schedule = current_schedule(m);
+  m.reported.clear();
+  auto eligible = [&](const Operation& op) {
+    return component(target, op.stream->index) >= op.seq;
+  };
+  for (;;) {
+    if (Operation* op = pick(m, schedule, eligible)) {
+      std::unique_ptr<Operation> owned = std::move(op->stream->queue.front());
+      op->stream->queue.pop_front();
+      --m.queued;
+      execute(m, lock, std::move(owned), schedule.text);
+      continue;
+    }
+    if (has_run(m, target)) break;
+    if (m.running == 0) {
+      std::cerr << "cudalab emulator: queued stream work waits for itself (a bug in the "
+                   "emulator); it is dropped\n";
+      for (auto& s : m.streams) s->queue.clear();
+      m.queued = 0;
+      break;
+    }
+    m.finished.wait(lock);
+  }
+  update_active(m);
 }
 
 // Forgets the operations every later one happens after: the host waited for them.
@@ -329,6 +426,15 @@ void host_waits_for(Model& m, const VectorClock& clock) {
   update_active(m);
 }
 
+// A host synchronisation point: runs what `clock` names (and this thread's
+// other ready work), then orders the host after it.
+void run_until_and_wait(const VectorClock& clock) {
+  run_until(clock);
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  host_waits_for(m, clock);
+}
+
 }  // namespace
 
 bool runs_at_once(cudaStream_t stream) noexcept {
@@ -361,50 +467,28 @@ bool is_valid_stream(cudaStream_t stream) noexcept {
   return m.live_created.count(reinterpret_cast<const Stream*>(stream)) != 0;
 }
 
-namespace {
-
-// Runs what `target` names and has not run, in the scheduler's order; other
-// streams' work stays queued, as a synchronisation on the GPU waits for
-// what it orders and nothing else.
-void run_until(Model& m, const VectorClock& target) {
-  if (m.queued == 0 || has_run(m, target)) return;
-  const Schedule schedule = current_schedule(m);
-  m.reported.clear();
-  while (m.queued > 0 && !has_run(m, target)) {
-    Operation* op = pick(m, schedule, target);
-    if (!op) {
-      std::cerr << "cudalab emulator: queued stream work waits for itself (a bug in the "
-                   "emulator); it is dropped\n";
-      for (auto& s : m.streams) s->queue.clear();
-      m.queued = 0;
-      break;
-    }
-    std::unique_ptr<Operation> owned = std::move(op->stream->queue.front());
-    op->stream->queue.pop_front();
-    --m.queued;
-    execute(m, *owned, schedule.text);
-  }
-  update_active(m);
-}
-
-VectorClock everything_issued(const Model& m) {
-  VectorClock all;
-  for (const auto& s : m.streams) join(all, s->last);
-  return all;
-}
-
-}  // namespace
-
 void run_queued() {
   if (!model_active.load(std::memory_order_acquire)) return;
+  VectorClock all;
+  {
+    Model& m = model();
+    std::lock_guard lock(m.mutex);
+    all = everything_issued(m);
+  }
+  run_until(all);
+}
+
+int device_of_stream(cudaStream_t stream) noexcept {
+  if (is_default_stream(stream)) return current_device();
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  run_until(m, everything_issued(m));
+  const auto* s = reinterpret_cast<const Stream*>(stream);
+  return m.live_created.count(s) ? s->device : -1;
 }
 
 OperationRef enqueue(QueuedOperation work, bool wait) {
   Model& m = model();
-  std::lock_guard lock(m.mutex);
+  std::unique_lock lock(m.mutex);
   Stream* s = stream_of(m, work.stream);
   auto op = std::make_unique<Operation>();
   op->stream = s;
@@ -423,10 +507,8 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
   s->queue.push_back(std::move(op));
   ++m.queued;
   model_active.store(true, std::memory_order_release);
-  if (wait) {
-    run_until(m, clock);
-    host_waits_for(m, clock);
-  }
+  lock.unlock();
+  if (wait) run_until_and_wait(clock);
   return ref;
 }
 
@@ -437,36 +519,48 @@ bool next_happens_after(cudaStream_t stream, OperationRef op) {
   return s && component(start_clock(m, *s), op.stream_index) >= op.seq;
 }
 
-void synchronize_device() {
+void synchronize_device(int device) {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
-  std::lock_guard lock(m.mutex);
-  const VectorClock all = everything_issued(m);
-  run_until(m, all);
-  host_waits_for(m, all);
+  VectorClock all;
+  {
+    std::lock_guard lock(m.mutex);
+    all = all_work_of(m, device < 0 ? current_device() : device);
+  }
+  run_until_and_wait(all);
 }
 
 void reset_device() {
   synchronize_device();
+  const int device = current_device();
+  forget_peer_access(device);
   Model& m = model();
   std::lock_guard lock(m.mutex);
-  for (const Stream* s : m.live_created) const_cast<Stream*>(s)->destroyed = true;
-  m.live_created.clear();
-  for (const Event* e : m.live_events) const_cast<Event*>(e)->destroyed = true;
-  m.live_events.clear();
+  std::erase_if(m.live_created, [&](const Stream* s) {
+    if (s->device != device) return false;
+    const_cast<Stream*>(s)->destroyed = true;
+    return true;
+  });
+  std::erase_if(m.live_events, [&](const Event* e) {
+    if (e->device != device) return false;
+    const_cast<Event*>(e)->destroyed = true;
+    return true;
+  });
   update_active(m);
 }
 
 void synchronize_stream(cudaStream_t stream) {
   if (!model_active.load(std::memory_order_acquire)) return;
   Model& m = model();
-  std::lock_guard lock(m.mutex);
-  Stream* s = stream_of(m, stream);
-  if (!s) return;
-  // The default streams' own rules decide what a wait for them covers.
-  const VectorClock target = is_default_stream(stream) ? start_clock(m, *s) : s->last;
-  run_until(m, target);
-  host_waits_for(m, target);
+  VectorClock target;
+  {
+    std::lock_guard lock(m.mutex);
+    Stream* s = stream_of(m, stream);
+    if (!s) return;
+    // The default streams' own rules decide what a wait for them covers.
+    target = is_default_stream(stream) ? start_clock(m, *s) : s->last;
+  }
+  run_until_and_wait(target);
 }
 
 }  // namespace cudalab::emu::detail
@@ -493,7 +587,8 @@ cudaError_t create_stream(cudaStream_t* stream, unsigned int flags) {
   detail::Model& m = model();
   std::lock_guard lock(m.mutex);
   Stream* s = m.add_stream((flags & cudaStreamNonBlocking) ? detail::StreamKind::non_blocking
-                                                           : detail::StreamKind::blocking);
+                                                           : detail::StreamKind::blocking,
+                           detail::current_device());
   s->number = ++m.created_count;
   // Work issued before the stream existed is ordered before it only where the
   // host waited for it; the clock starts from there.
@@ -578,6 +673,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   m.events.push_back(std::make_unique<Event>());
   Event* e = m.events.back().get();
   e->flags = flags;
+  e->device = detail::current_device();
   m.live_events.insert(e);
   *event = reinterpret_cast<cudaEvent_t>(e);
   return cudaSuccess;
@@ -599,6 +695,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   Event* e = live_event(m, event);
   Stream* s = detail::stream_of(m, stream);
   if (!e || !s) return fail(cudaErrorInvalidResourceHandle);
+  // An event is recorded only on a stream of its own device (a wait may
+  // come from any device).
+  if (s->device != e->device) return fail(cudaErrorInvalidResourceHandle);
   // The record completes when the work before it on the stream (with the
   // default-stream rules) has: that work is its clock.
   e->clock = detail::start_clock(m, *s);
@@ -609,13 +708,17 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   detail::Model& m = model();
-  std::lock_guard lock(m.mutex);
-  Event* e = live_event(m, event);
-  if (!e) return fail(cudaErrorInvalidResourceHandle);
-  if (e->recorded) {
-    detail::run_until(m, e->clock);
-    detail::host_waits_for(m, e->clock);
+  detail::VectorClock clock;
+  bool recorded = false;
+  {
+    std::lock_guard lock(m.mutex);
+    Event* e = live_event(m, event);
+    if (!e) return fail(cudaErrorInvalidResourceHandle);
+    recorded = e->recorded;
+    clock = e->clock;
   }
+  // A never-recorded event is complete: nothing to wait for.
+  if (recorded) detail::run_until_and_wait(clock);
   return cudaSuccess;
 }
 
@@ -631,6 +734,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   Event* a = live_event(m, start);
   Event* b = live_event(m, end);
   if (!a || !b) return fail(cudaErrorInvalidResourceHandle);
+  if (a->device != b->device) return fail(cudaErrorInvalidResourceHandle);
   if ((a->flags | b->flags) & cudaEventDisableTiming) return fail(cudaErrorInvalidResourceHandle);
   if (!a->recorded || !b->recorded) return fail(cudaErrorInvalidResourceHandle);
   if (!detail::has_run(m, a->clock) || !detail::has_run(m, b->clock)) {

@@ -52,7 +52,11 @@ inline constexpr double kCopyOverheadUs = 1.0;
 inline constexpr double kPinnedBytesPerUs = 25e3;       // 25 GB/s over PCIe
 inline constexpr double kPageableBytesPerUs = 10e3;     // 10 GB/s, staged
 inline constexpr double kDeviceCopyBytesPerUs = 1.5e6;  // 1.5 TB/s, read + write
-inline constexpr double kMemsetBytesPerUs = 3e6;        // 3 TB/s
+// Between two devices' memory (cudaMemcpyPeer, or a copy whose source and
+// destination belong to different devices): one direction of an H200's
+// NVLink 4 is 18 links x 25 GB/s = 450 GB/s; copies reach about 90% of it.
+inline constexpr double kPeerCopyBytesPerUs = 400e3;  // 400 GB/s
+inline constexpr double kMemsetBytesPerUs = 3e6;      // 3 TB/s
 // A kernel thread's modelled time advances by this much per read of the
 // global timer (about an H200's timer resolution), so that a spin on the
 // timer ends without a __nanosleep.
@@ -70,6 +74,9 @@ inline double kernel_modelled_us(std::uint64_t cuda_threads, std::uint64_t longe
 bool runs_at_once(cudaStream_t stream) noexcept;
 // A default stream, or a stream created and not destroyed.
 bool is_valid_stream(cudaStream_t stream) noexcept;
+// The device a valid stream belongs to (a default stream: the current
+// device's); -1 for an invalid one.
+int device_of_stream(cudaStream_t stream) noexcept;
 
 // The modelled clock around the operation this host thread is executing:
 // when it started (a kernel's threads read it through globaltimer_ns), and
@@ -106,14 +113,17 @@ OperationRef enqueue(QueuedOperation operation, bool wait);
 // default-stream rules).
 bool next_happens_after(cudaStream_t stream, OperationRef op);
 
-// Runs everything queued, in the scheduler's order.
+// Runs what this host thread queued, in the scheduler's order (what other
+// host threads queued runs at their synchronisation points, or when this
+// thread's work waits for it). Must not be called with the model's mutex held.
 void run_queued();
 // Host synchronisation points: they run the queue, then order the host after
 // the work they wait for (what later operations then happen after).
-void synchronize_device();
+// synchronize_device waits for the work of `device` (-1: the current one).
+void synchronize_device(int device = -1);
 void synchronize_stream(cudaStream_t stream);
-// cudaDeviceReset: runs what is queued, then every stream and event handle
-// is invalid.
+// cudaDeviceReset of the current device: runs its queued work, then its
+// streams' and events' handles are invalid and its peer access is disabled.
 void reset_device();
 
 // The race checker (stream_races.cpp). `earlier` ran before `later`, on

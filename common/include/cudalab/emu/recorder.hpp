@@ -55,6 +55,8 @@ struct Options {
   // wherever nothing orders them) or a decimal seed (a random order, the
   // same for the same seed). Empty: CUDALAB_EMU_SCHEDULE, else adversarial.
   std::string schedule;
+  // Virtual GPUs (cudaGetDeviceCount), 1 to 64. 0: CUDALAB_EMU_DEVICES, else 1.
+  unsigned devices = 0;
 };
 
 Options options();
@@ -93,6 +95,7 @@ enum class ReportKind {
   stream_race_unchecked,  // an unordered pair of operations whose accesses were not all traced
   stream_use_after_free,  // a block used on one stream and freed by cudaFreeAsync on another,
                           // unordered
+  peer_access,            // a kernel touched another device's memory without peer access enabled
 };
 const char* to_string(ReportKind kind);
 
@@ -210,6 +213,7 @@ struct AllocationInfo {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
   bool freed = false;
+  int device = 0;  // the virtual device that owns it
 };
 
 struct LaunchRecord {

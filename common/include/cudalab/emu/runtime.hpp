@@ -110,6 +110,23 @@ cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaGetDevice(int* device);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+// Several virtual devices (Options::devices, CUDALAB_EMU_DEVICES; docs/emulator.md,
+// "Several devices"): every pair of distinct devices can access each other once
+// enabled; a kernel touching another device's memory without it is a
+// `peer_access` report and cudaErrorIllegalAddress, as on the GPU.
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer);
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer);
+// Copies between two devices' memory. cudaMemcpyPeer waits for the earlier
+// work of the current, source and destination devices, then copies before
+// it returns; cudaMemcpyPeerAsync is queued on `stream` like cudaMemcpyAsync.
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
+                           std::size_t bytes);
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                std::size_t bytes, cudaStream_t stream = nullptr);
+// Device memory: its device; page-locked host memory: cudaMemoryTypeHost;
+// anything else: cudaMemoryTypeUnregistered.
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
 // Only cudaFuncAttributeMaxDynamicSharedMemorySize has an effect (up to
 // kMaxDynamicSharedBytes; more is cudaErrorInvalidValue, as on the GPU);

@@ -118,6 +118,12 @@ using namespace ::cudalab::emu::device_api;
 #define cudaSetDevice ::cudalab::emu::cudaSetDevice
 #define cudaGetDeviceProperties ::cudalab::emu::cudaGetDeviceProperties
 #define cudaDeviceGetAttribute ::cudalab::emu::cudaDeviceGetAttribute
+#define cudaDeviceCanAccessPeer ::cudalab::emu::cudaDeviceCanAccessPeer
+#define cudaDeviceEnablePeerAccess ::cudalab::emu::cudaDeviceEnablePeerAccess
+#define cudaDeviceDisablePeerAccess ::cudalab::emu::cudaDeviceDisablePeerAccess
+#define cudaMemcpyPeer ::cudalab::emu::cudaMemcpyPeer
+#define cudaMemcpyPeerAsync ::cudalab::emu::cudaMemcpyPeerAsync
+#define cudaPointerGetAttributes ::cudalab::emu::cudaPointerGetAttributes
 #define cudaFuncSetAttribute ::cudalab::emu::cudaFuncSetAttribute
 #define cudaMallocHost ::cudalab::emu::cudaMallocHost
 #define cudaHostAlloc ::cudalab::emu::cudaHostAlloc
