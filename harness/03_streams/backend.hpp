@@ -1,0 +1,132 @@
+// Lab 03 behind one interface, whichever backend runs it.
+//
+// backend_emu.cpp (host compiler, CPU emulator) and backend_gpu.cu (nvcc)
+// both include the lab's files and implement Backend. Each call runs one of
+// the lecture's experiments with the student's code and reports what came
+// out: values, and when (spans from CUDA events: GPU time on the GPU, the
+// emulator's modelled clock on the emulator, where
+// cudaEventElapsedTime reads it).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cudalab/harness/observation.hpp"
+#include "stream_types.hpp"
+
+namespace lab03::harness {
+
+using cudalab::harness::Observation;
+using cudalab::harness::RunOptions;
+
+// One operation on the timeline, in milliseconds from the experiment's first event.
+struct Span {
+  std::string row;   // the stream: "s", "default", "stream 2", ...
+  std::string name;  // "spin 1", "chunk 3", ...
+  double start_ms = 0;
+  double end_ms = 0;
+};
+
+// Exercise 1: spins of spin_ms on s, on the default stream, on s.
+struct ThreeSpins {
+  Observation observation;
+  std::vector<Span> spans;  // "spin 1" (s), "spin 2" (default), "spin 3" (s)
+  double total_ms = 0;      // first start to last end
+  double one_spin_ms = 0;   // one spin alone, measured (modelled) just before
+};
+
+// Exercise 2: the lecture's producer and consumer, with independent work on
+// a third stream issued after them.
+struct ProducerConsumer {
+  Observation observation;  // on the emulator: the race checker's reports
+  float sum = 0;            // what the consumer computed
+  float expected = 0;
+  Span producer;     // the delay spin and the fill, on the default stream
+  Span independent;  // the independent work, on its own stream
+  double total_ms = 0;
+};
+
+// Exercise 3.
+struct AllocatorReuse {
+  bool same_stream_reuses = false;   // freed on s, allocated again on s: the same block
+  bool other_stream_reuses = false;  // freed on s, allocated on t: the same block (wrong)
+  bool other_size_reuses = false;    // freed, allocated with another size: the same block
+  std::size_t reserved_after = 0;    // reserved bytes after these calls
+};
+struct ReuseHazard {
+  Observation observation;
+  float sum = 0;  // the consumer's sum of A (all ones)
+  float expected = 0;
+  bool pointer_reused = false;  // the next allocation on the default stream got A's block
+};
+
+// Exercise 4: exercise 2's producer and consumer with A from cudaMallocAsync
+// and freed by cudaFreeAsync, then B of the same size allocated on the
+// default stream and filled with 2, and independent work on a third stream.
+struct StreamOrderedFree {
+  Observation observation;  // on the emulator: the race checker's reports
+  float sum = 0;            // the consumer's sum of A (all ones)
+  float expected = 0;
+  bool pointer_reused = false;  // B got A's address
+  Span consumer;                // the side stream's delay spin and sum
+  Span independent;             // the third stream's spin
+  double total_ms = 0;
+};
+
+// Exercise 5.
+struct Pipeline {
+  Observation observation;
+  std::vector<float> out;
+  double total_ms = 0;      // first event to last
+  std::vector<Span> spans;  // one per non-empty chunk, row "stream k"
+};
+
+class Backend : public cudalab::harness::BackendBase {
+ public:
+  // Exercise 1: the measured (on the emulator: modelled) time of one spin
+  // alone, and the three spins with the student's make_stream and
+  // default_stream_for.
+  virtual double one_spin_ms(double spin_ms) = 0;
+  virtual ThreeSpins three_spins(StreamKind kind, double spin_ms) = 0;
+  // The student's predicted_total_ms.
+  virtual double predicted_total_ms(StreamKind kind, double spin_ms) = 0;
+
+  // Exercise 2: a (n floats, allocated before and set to 0) is filled with
+  // 1 by the student's produce_then_consume after a spin of delay_ms on the
+  // default stream, and summed on a side stream; then spin of
+  // independent_ms on a third stream.
+  virtual ProducerConsumer producer_consumer(int n, double delay_ms, double independent_ms) = 0;
+
+  // Exercise 3: the student's CachingAllocator.
+  virtual AllocatorReuse allocator_reuse(std::size_t bytes) = 0;
+  // The lecture's hazard: A (n floats, ones) from the allocator on the
+  // default stream, summed on a side stream after a spin of consumer_delay_ms
+  // there, protected by `guard`, freed; then B of the same size on the
+  // default stream, filled with 2.
+  virtual ReuseHazard reuse_hazard(int n, ReuseGuard guard, double consumer_delay_ms) = 0;
+  // The reserved bytes after each of `iterations` rounds of the hazard with
+  // record_stream (the side stream synchronised at the end of each round).
+  virtual std::vector<std::size_t> reserved_over_iterations(int iterations, int n) = 0;
+
+  // Exercise 4: the student's produce_consume_free (n floats) with the side stream's sum
+  // delayed by consumer_delay_ms, then B and independent_ms of work on a
+  // third stream.
+  virtual StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
+                                              double independent_ms) = 0;
+
+  // Exercise 5: the student's pipeline over `streams` streams, in pinned
+  // host memory (pageable with pinned = false: the benchmark's comparison);
+  // with `timeline`, the harness issues the chunks itself (the student's
+  // chunk_of and enqueue_chunk) with events around each.
+  virtual Pipeline pipeline(const std::vector<float>& in, int chunks, int streams, int iterations,
+                            bool timeline, bool pinned = true) = 0;
+};
+
+std::unique_ptr<Backend> make_emulator_backend();
+std::unique_ptr<Backend> make_gpu_backend(std::string* why_not = nullptr);
+std::unique_ptr<Backend> make_reference_emulator_backend();
+std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not = nullptr);
+
+}  // namespace lab03::harness

@@ -1,0 +1,299 @@
+// Lab 03's Backend, written once and compiled twice (backend_gpu.cu by nvcc,
+// backend_emu.cpp by the host compiler) inside the inline namespace
+// CUDALAB_BACKEND. Each call sets up one experiment (memory, streams,
+// events), runs the student's code in it observed (observe_call: on the
+// emulator, the race checker's reports), and reads values and spans back.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "caching_allocator.hpp"
+#include "copy_compute_overlap.cuh"
+#include "cudalab/device_buffer.hpp"
+#include "cudalab/harness/device_call.hpp"
+#include "missing_wait.cuh"
+#include "stream_kernels.cuh"
+#include "stream_kinds.cuh"
+#include "stream_ordered_free.cuh"
+#include "stream_resources.hpp"
+
+namespace lab03::harness {
+inline namespace CUDALAB_BACKEND {
+
+using cudalab::DeviceBuffer;
+using cudalab::harness::observe_call;
+using cudalab::harness::OutputRegion;
+
+class LabBackend final : public cudalab::harness::BackendFor<Backend> {
+ public:
+  LabBackend() { load_everything_once(); }
+
+  double one_spin_ms(double spin_ms) override {
+    OwnedStream s(cudaStreamNonBlocking);
+    EventTimeline timeline;
+    const int begin = timeline.mark(s.get());
+    spin_(spin_ms, s.get());
+    timeline.span("s", "spin", begin, timeline.mark(s.get()));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return total_ms(timeline.spans());
+  }
+
+  ThreeSpins three_spins(StreamKind kind, double spin_ms) override {
+    ThreeSpins result;
+    result.one_spin_ms = one_spin_ms(spin_ms);
+    OwnedStream s;
+    EventTimeline timeline;
+    result.observation = observe_call({}, {}, [&] {
+      s.reset(lab03::make_stream(kind));
+      const cudaStream_t default_stream = lab03::default_stream_for(kind);
+      const auto timed_spin = [&](cudaStream_t stream, const char* row, const char* name) {
+        const int begin = timeline.mark(stream);
+        spin_(spin_ms, stream);
+        timeline.span(row, name, begin, timeline.mark(stream));
+      };
+      timed_spin(s.get(), "s", "spin 1");
+      timed_spin(default_stream, "default", "spin 2");
+      timed_spin(s.get(), "s", "spin 3");
+    });
+    if (!result.observation.failed()) result.spans = timeline.spans();
+    result.total_ms = total_ms(result.spans);
+    return result;
+  }
+
+  double predicted_total_ms(StreamKind kind, double spin_ms) override {
+    return lab03::predicted_total_ms(kind, spin_ms);
+  }
+
+  ProducerConsumer producer_consumer(int n, double delay_ms, double independent_ms) override {
+    check_count(n, "producer_consumer");
+    ProducerConsumer result;
+    result.expected = static_cast<float>(n);
+    // Allocated and cleared before: cudaMalloc and cudaMemset synchronise,
+    // which would order the producer before the consumer by accident.
+    DeviceBuffer<float> a(static_cast<std::size_t>(n));
+    DeviceBuffer<float> out(1);
+    CUDA_CHECK(cudaMemset(a.data(), 0, a.bytes()));
+    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
+    OwnedStream side(cudaStreamNonBlocking);
+    OwnedStream other(cudaStreamNonBlocking);
+    OwnedEvent filled(cudaEventDisableTiming);
+    EventTimeline timeline;
+    result.observation = observe_call({}, {}, [&] {
+      const int produce = timeline.mark(cudaStreamLegacy);
+      spin_(delay_ms, cudaStreamLegacy);
+      lab03::produce_then_consume(a.data(), n, 1.0f, out.data(), side.get(), filled.get());
+      timeline.span("default", "producer", produce, timeline.mark(cudaStreamLegacy));
+      const int independent = timeline.mark(other.get());
+      spin_(independent_ms, other.get());
+      timeline.span("other", "independent", independent, timeline.mark(other.get()));
+    });
+    if (result.observation.failed()) return result;
+    CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
+    const std::vector<Span> spans = timeline.spans();
+    result.producer = spans.at(0);
+    result.independent = spans.at(1);
+    result.total_ms = total_ms(spans);
+    return result;
+  }
+
+  AllocatorReuse allocator_reuse(std::size_t bytes) override {
+    AllocatorReuse result;
+    OwnedStream s(cudaStreamNonBlocking), t(cudaStreamNonBlocking);
+    lab03::CachingAllocator allocator;
+    void* first = allocator.allocate(bytes, s.get());
+    allocator.free(first);
+    void* again = allocator.allocate(bytes, s.get());
+    result.same_stream_reuses = again == first;
+    allocator.free(again);
+    void* elsewhere = allocator.allocate(bytes, t.get());
+    result.other_stream_reuses = elsewhere == first;
+    void* larger = allocator.allocate(bytes + 4 * lab03::CachingAllocator::kRounding, s.get());
+    result.other_size_reuses = larger == first;
+    allocator.free(elsewhere);
+    allocator.free(larger);
+    result.reserved_after = allocator.reserved_bytes();
+    return result;
+  }
+
+  ReuseHazard reuse_hazard(int n, ReuseGuard guard, double consumer_delay_ms) override {
+    check_count(n, "reuse_hazard");
+    ReuseHazard result;
+    result.expected = static_cast<float>(n);
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    DeviceBuffer<float> out(1);
+    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
+    OwnedStream side(cudaStreamNonBlocking);
+    OwnedEvent a_filled(cudaEventDisableTiming), a_summed(cudaEventDisableTiming);
+    lab03::CachingAllocator allocator;
+    // Warm the allocator: A's first allocation must not be a cudaMalloc, whose
+    // implicit synchronisation would order everything by accident.
+    allocator.free(allocator.allocate(bytes, cudaStreamLegacy));
+    result.observation = observe_call({}, {}, [&] {
+      auto* a = static_cast<float*>(allocator.allocate(bytes, cudaStreamLegacy));
+      fill(a, n, 1.0f, cudaStreamLegacy);
+      CUDA_CHECK(cudaEventRecord(a_filled.get(), cudaStreamLegacy));  // side.wait_stream(default)
+      CUDA_CHECK(cudaStreamWaitEvent(side.get(), a_filled.get(), 0));
+      spin_(consumer_delay_ms, side.get());
+      sum(a, n, out.data(), side.get());
+      if (guard == ReuseGuard::record_stream) allocator.record_stream(a, side.get());
+      if (guard == ReuseGuard::wait_stream) {  // default.wait_stream(side)
+        CUDA_CHECK(cudaEventRecord(a_summed.get(), side.get()));
+        CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, a_summed.get(), 0));
+      }
+      allocator.free(a);  // del A
+      auto* b = static_cast<float*>(allocator.allocate(bytes, cudaStreamLegacy));
+      result.pointer_reused = b == a;
+      fill(b, n, 2.0f, cudaStreamLegacy);
+      allocator.free(b);
+    });
+    if (result.observation.failed()) return result;
+    CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
+    return result;
+  }
+
+  std::vector<std::size_t> reserved_over_iterations(int iterations, int n) override {
+    check_count(n, "reserved_over_iterations");
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    DeviceBuffer<float> out(1);
+    OwnedStream side(cudaStreamNonBlocking);
+    OwnedEvent filled(cudaEventDisableTiming);
+    lab03::CachingAllocator allocator;
+    std::vector<std::size_t> reserved;
+    for (int i = 0; i < iterations; ++i) {
+      auto* a = static_cast<float*>(allocator.allocate(bytes, cudaStreamLegacy));
+      fill(a, n, 1.0f, cudaStreamLegacy);
+      CUDA_CHECK(cudaEventRecord(filled.get(), cudaStreamLegacy));
+      CUDA_CHECK(cudaStreamWaitEvent(side.get(), filled.get(), 0));
+      sum(a, n, out.data(), side.get());
+      allocator.record_stream(a, side.get());
+      allocator.free(a);
+      CUDA_CHECK(cudaStreamSynchronize(side.get()));
+      reserved.push_back(allocator.reserved_bytes());
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return reserved;
+  }
+
+  StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
+                                      double independent_ms) override {
+    check_count(n, "free_async_hazard");
+    StreamOrderedFree result;
+    result.expected = static_cast<float>(n);
+    DeviceBuffer<float> out(1);
+    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
+    OwnedStream side(cudaStreamNonBlocking), other(cudaStreamNonBlocking);
+    OwnedEvent filled(cudaEventDisableTiming), summed(cudaEventDisableTiming);
+    EventTimeline timeline;
+    result.observation = observe_call({}, {}, [&] {
+      const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+      const int consume = timeline.mark(side.get());
+      spin_(consumer_delay_ms, side.get());
+      const void* a =
+          lab03::produce_consume_free(n, 1.0f, out.data(), side.get(), filled.get(), summed.get());
+      timeline.span("side", "consumer", consume, timeline.mark(side.get()));
+      float* b = nullptr;
+      CUDA_CHECK(cudaMallocAsync(&b, bytes, cudaStreamLegacy));
+      result.pointer_reused = b == a;
+      fill(b, n, 2.0f, cudaStreamLegacy);
+      CUDA_CHECK(cudaFreeAsync(b, cudaStreamLegacy));
+      const int independent = timeline.mark(other.get());
+      spin_(independent_ms, other.get());
+      timeline.span("other", "independent", independent, timeline.mark(other.get()));
+    });
+    if (result.observation.failed()) return result;
+    CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
+    const std::vector<Span> spans = timeline.spans();
+    result.consumer = spans.at(0);
+    result.independent = spans.at(1);
+    result.total_ms = total_ms(spans);
+    return result;
+  }
+
+  Pipeline pipeline(const std::vector<float>& in, int chunks, int streams, int iterations,
+                    bool timeline, bool pinned) override {
+    if (streams < 1 || chunks < 1) throw std::invalid_argument("pipeline: chunks, streams >= 1");
+    Pipeline result;
+    const int n = static_cast<int>(in.size());
+    HostFloats in_host(in.size(), pinned), out_host(in.size(), pinned);
+    std::copy(in.begin(), in.end(), in_host.data());
+    std::fill_n(out_host.data(), in.size(), std::numeric_limits<float>::quiet_NaN());
+    DeviceBuffer<float> in_device(std::max<std::size_t>(in.size(), 1));
+    DeviceBuffer<float> out_device(std::max<std::size_t>(in.size(), 1));
+    std::vector<OwnedStream> owned(static_cast<std::size_t>(streams));
+    std::vector<cudaStream_t> handles;
+    for (auto& s : owned) {
+      s.reset(make_non_blocking());
+      handles.push_back(s.get());
+    }
+    EventTimeline events;
+    const int first = events.mark(handles[0]);
+    result.observation = observe_call({}, {}, [&] {
+      if (!timeline) {
+        lab03::pipeline(in_host.data(), out_host.data(), in_device.data(), out_device.data(), n,
+                        chunks, iterations, handles.data(), streams);
+      } else {
+        for (int c = 0; c < chunks; ++c) {
+          const cudaStream_t s = handles[static_cast<std::size_t>(c % streams)];
+          const lab03::Chunk chunk = lab03::chunk_of(n, chunks, c);
+          const int begin = events.mark(s);
+          lab03::enqueue_chunk(in_host.data(), out_host.data(), in_device.data(), out_device.data(),
+                               chunk, iterations, s);
+          if (chunk.count > 0) {
+            events.span("stream " + std::to_string(c % streams + 1), "chunk " + std::to_string(c),
+                        begin, events.mark(s));
+          }
+        }
+      }
+      for (const cudaStream_t s : handles) {
+        const int end = events.mark(s);
+        events.span("end", "end", first, end);
+      }
+    });
+    result.out.assign(out_host.data(), out_host.data() + in.size());
+    if (result.observation.failed()) return result;
+    std::vector<Span> spans = events.spans();
+    result.total_ms = total_ms(spans);
+    std::erase_if(spans, [](const Span& s) { return s.row == "end"; });
+    result.spans = spans;
+    return result;
+  }
+
+ private:
+  // Launches each kernel (and, where there is one, the stream-ordered pool)
+  // once before any experiment. CUDA loads a kernel's code at its first
+  // launch (lazy loading, the default since CUDA 12), and that load waits
+  // for the work already running: a first launch inside an experiment would
+  // order its streams by accident (on the H200, a third stream's spin
+  // waited for the producer).
+  void load_everything_once() {
+    DeviceBuffer<float> one(1);
+    fill(one.data(), 1, 1.0f, cudaStreamLegacy);
+    sum(one.data(), 1, one.data(), cudaStreamLegacy);
+    compute_kernel<<<1, 1>>>(one.data(), one.data(), 1, 1);
+    spin_(0, cudaStreamLegacy);
+    void* block = nullptr;
+    CUDA_CHECK(cudaMallocAsync(&block, 4096, cudaStreamLegacy));
+    CUDA_CHECK(cudaFreeAsync(block, cudaStreamLegacy));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  Spinner spin_;
+
+  static void check_count(int n, const char* what) {
+    if (n < 1) throw std::invalid_argument(std::string(what) + ": n must be >= 1");
+  }
+  static cudaStream_t make_non_blocking() {
+    cudaStream_t s = nullptr;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    return s;
+  }
+};
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace lab03::harness

@@ -1,0 +1,198 @@
+// lab03_bench: `./lab bench 03`. On the GPU, with the graded code:
+//   * exercise 1: three 20 ms spins on s, the default stream, s, for each
+//     stream kind (figure three_spins, ms) and their timelines;
+//   * exercise 5: the pipeline (copy in, compute, copy out per chunk, 8
+//     chunks of a 2^25-float job) over 1, 2, 4 and 8 streams from pinned
+//     memory and over 1 and 8 from pageable memory (figure pipeline, ms;
+//     overlap = time / the 1-stream pinned time), the timelines of the
+//     pinned runs, and the host-to-device copy of the whole job from pinned
+//     and from pageable memory (figure h2d_copy, GB/s = bytes / time);
+//   * PyTorch's three spins and pipeline from bench_pytorch.py (versions
+//     torch_*), when PyTorch was importable.
+// Times are single runs after a warm-up, in CUDA events (a spin's time is
+// what it is); the pipeline's is the median of --repeats runs.
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backend.hpp"
+#include "cudalab/check.hpp"
+#include "cudalab/event_timer.hpp"
+#include "cudalab/harness/bench.hpp"
+#include "cudalab/random.hpp"
+
+namespace {
+
+using lab03::StreamKind;
+namespace harness = lab03::harness;
+
+constexpr double kSpinMs = 20.0;
+constexpr int kPipelineFloats = 1 << 25;
+constexpr int kChunks = 8;
+constexpr int kIterations = 2000;  // compute about as long as one copy on the H200
+// The anchor of the pipeline figures: their fraction_of is the overlap ratio.
+constexpr const char* kOneStream = "pipeline_1_stream_pinned";
+
+cudalab::Figure ms_figure(std::string name, std::string version, std::vector<std::int64_t> shape,
+                          std::uint64_t bytes, double ms) {
+  cudalab::Figure figure;
+  figure.name = std::move(name);
+  figure.version = std::move(version);
+  figure.shape = std::move(shape);
+  figure.bytes = bytes;
+  figure.time_ms = ms;
+  figure.value = ms;
+  figure.unit = "ms";
+  return figure;
+}
+
+// Spans grouped into one row per stream, in the order the rows first appear.
+cudalab::Timeline timeline(const std::string& name, const std::vector<harness::Span>& spans,
+                           const char* kind) {
+  cudalab::Timeline result{name, {}};
+  for (const harness::Span& span : spans) {
+    auto row = result.rows.begin();
+    while (row != result.rows.end() && row->name != span.row) ++row;
+    if (row == result.rows.end()) {
+      result.rows.push_back({span.row, {}});
+      row = result.rows.end() - 1;
+    }
+    row->spans.push_back({span.name, span.start_ms, span.end_ms, kind});
+  }
+  return result;
+}
+
+void three_spins(cudalab::harness::BenchRun& run, harness::Backend& backend) {
+  for (StreamKind kind : {StreamKind::blocking, StreamKind::non_blocking, StreamKind::per_thread}) {
+    const harness::ThreeSpins r = backend.three_spins(kind, kSpinMs);
+    if (r.observation.failed()) throw std::runtime_error("three_spins: " + r.observation.error);
+    std::cout << "three spins of " << kSpinMs << " ms, " << lab03::to_string(kind) << ": "
+              << r.total_ms << " ms\n";
+    run.result().add_figure(ms_figure("three_spins", lab03::to_string(kind), {3}, 0, r.total_ms));
+    run.result().add_timeline(
+        timeline("three spins, " + lab03::to_string(kind), r.spans, "kernel"));
+  }
+}
+
+void pipeline(cudalab::harness::BenchRun& run, harness::Backend& backend) {
+  cudalab::Random rng = cudalab::Random::fresh();
+  const std::vector<float> in = rng.uniform(kPipelineFloats, -4.0f, 4.0f);
+  const std::uint64_t bytes = 2ull * kPipelineFloats * sizeof(float);
+  const std::vector<std::int64_t> shape = {kPipelineFloats, kChunks};
+  double one_stream_ms = 0;
+  for (bool pinned : {true, false}) {
+    for (int streams : {1, 2, 4, 8}) {
+      if (!pinned && (streams == 2 || streams == 4)) continue;
+      backend.pipeline(in, kChunks, streams, kIterations, false, pinned);  // warm-up
+      std::vector<double> times;
+      for (int r = 0; r < run.repeats(); ++r) {
+        const harness::Pipeline p =
+            backend.pipeline(in, kChunks, streams, kIterations, false, pinned);
+        if (p.observation.failed()) throw std::runtime_error("pipeline: " + p.observation.error);
+        times.push_back(p.total_ms);
+      }
+      const double ms = cudalab::median(times);
+      if (pinned && streams == 1) {
+        one_stream_ms = ms;
+        run.result().add_anchor({kOneStream, ms, "ms",
+                                 "this pipeline on 1 stream from pinned memory, same run, median",
+                                 bytes, ms});
+      }
+      const std::string version =
+          std::string(pinned ? "pinned_" : "pageable_") + std::to_string(streams) + "_streams";
+      std::cout << "pipeline " << version << ": " << ms << " ms (" << ms / one_stream_ms
+                << " of 1 stream pinned)\n";
+      run.result().add_figure(ms_figure("pipeline", version, shape, bytes, ms), kOneStream);
+      if (pinned) {
+        const harness::Pipeline timed = backend.pipeline(in, kChunks, streams, kIterations, true);
+        run.result().add_timeline(
+            timeline("pipeline, " + std::to_string(streams) + " streams", timed.spans, "chunk"));
+      }
+    }
+  }
+}
+
+// One host-to-device copy of the pipeline's input, from pinned and from pageable memory.
+void copy_bandwidth(cudalab::harness::BenchRun& run) {
+  const std::size_t bytes = std::size_t{kPipelineFloats} * sizeof(float);
+  void* device = nullptr;
+  void* pinned = nullptr;
+  CUDA_CHECK(cudaMalloc(&device, bytes));
+  CUDA_CHECK(cudaMallocHost(&pinned, bytes));
+  std::vector<unsigned char> pageable(bytes, 1);
+  std::memset(pinned, 1, bytes);
+  for (const auto& [version, host] :
+       {std::pair<const char*, void*>{"pinned", pinned}, {"pageable", pageable.data()}}) {
+    std::vector<double> times;
+    for (int r = 0; r < run.repeats() + 1; ++r) {
+      cudalab::EventTimer timer;
+      timer.start();
+      CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+      timer.stop();
+      if (r > 0) times.push_back(timer.elapsed_ms());
+    }
+    const double ms = cudalab::median(times);
+    cudalab::Figure figure;
+    figure.name = "h2d_copy";
+    figure.version = version;
+    figure.shape = {static_cast<std::int64_t>(bytes)};
+    figure.bytes = bytes;
+    figure.time_ms = ms;
+    figure.value = static_cast<double>(bytes) / (ms * 1e6);
+    figure.unit = "GB/s";
+    std::cout << "host to device copy from " << version << " memory: " << figure.value << " GB/s\n";
+    run.result().add_figure(figure, "none");  // no anchor: the device copy's would mislead
+  }
+  CUDA_CHECK(cudaFreeHost(pinned));
+  CUDA_CHECK(cudaFree(device));
+}
+
+// bench_pytorch.py's figures ({"version", "time_ms", "name", "shape", "bytes"}) as ms figures.
+void merge_pytorch(cudalab::harness::BenchRun& run, const std::string& path) {
+  if (path.empty()) return;
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read " + path);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  for (const auto& f : json.at("figures")) {
+    run.result().add_figure(
+        ms_figure(f.at("name").get<std::string>(), f.at("version").get<std::string>(),
+                  f.at("shape").get<std::vector<std::int64_t>>(),
+                  f.at("bytes").get<std::uint64_t>(), f.at("time_ms").get<double>()));
+  }
+  for (const auto& t : json.value("timelines", nlohmann::json::array())) {
+    cudalab::Timeline timeline{t.at("name").get<std::string>(), {}};
+    for (const auto& row : t.at("rows")) {
+      cudalab::TimelineRow r{row.at("name").get<std::string>(), {}};
+      for (const auto& s : row.at("spans")) {
+        r.spans.push_back({s.at("name").get<std::string>(), s.at("start_ms").get<double>(),
+                           s.at("end_ms").get<double>(), s.value("kind", "")});
+      }
+      timeline.rows.push_back(r);
+    }
+    run.result().add_timeline(timeline);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string pytorch_json;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--pytorch-json") == 0) pytorch_json = argv[i + 1];
+  }
+  return cudalab::harness::bench_main(argc, argv, "lab03_bench", "03_streams",
+                                      [&](cudalab::harness::BenchRun& run) {
+                                        std::string why_not;
+                                        auto backend = harness::make_gpu_backend(&why_not);
+                                        if (!backend) throw std::runtime_error(why_not);
+                                        three_spins(run, *backend);
+                                        pipeline(run, *backend);
+                                        copy_bandwidth(run);
+                                        merge_pytorch(run, pytorch_json);
+                                      });
+}
