@@ -86,6 +86,13 @@ struct Span {
   double start_ms = 0;
   double end_ms = 0;   // >= start_ms
   std::string kind{};  // optional category: "kernel", "copy", "collective", ...; "" for none
+  // Optional, for timelines of streams: the span's number in its timeline
+  // (-1: none), the spans of other rows it was ordered after by an event wait
+  // or a default-stream rule (by number: the viewer's dependency arrows), and
+  // why it is in a race ("": it is not; the report's text).
+  int id = -1;
+  std::vector<int> after{};
+  std::string race{};
 };
 
 // One stream, or one rank: the spans that ran on it.
