@@ -50,8 +50,14 @@ class DeviceProbes : public ::testing::TestWithParam<Backend> {
   }
 
   // On the emulator, the expected reports too: `races` stream races (naming
-  // both operations when there is one) and no peer-access errors.
-  void expect_verdict(Probe probe, const std::string& expected, int races = 0) const {
+  // both operations when there is one) and no peer-access errors. Where the
+  // emulator is known to differ from the GPU, its side is skipped with the
+  // difference (`emulator_differs`), and the GPU's verdict stays the test.
+  void expect_verdict(Probe probe, const std::string& expected, int races = 0,
+                      const char* emulator_differs = nullptr) const {
+    if (!on_gpu() && emulator_differs != nullptr) {
+      GTEST_SKIP() << "emulator differs: " << emulator_differs << " (lead to fix)";
+    }
     const Observation seen = observe(probe);
     EXPECT_EQ(seen.verdict, expected);
     if (on_gpu()) return;
@@ -78,9 +84,13 @@ TEST_P(DeviceProbes, TwoDevicesThatCanAccessEachOtherButNotThemselves) {
 TEST_P(DeviceProbes, PeerAccessIsEnabledOnceAndDisabledOnlyWhenEnabled) {
   expect_verdict(Probe::enable_and_disable_peer_access,
                  "enable 0->1: cudaSuccess, again: cudaErrorPeerAccessAlreadyEnabled; "
-                 "enable 0->0: cudaErrorInvalidDevice; "
+                 "enable 0->0: cudaErrorPeerAccessUnsupported; "
                  "disable 1->0 (never enabled): cudaErrorPeerAccessNotEnabled; "
-                 "disable 0->1: cudaSuccess");
+                 "disable 0->1: cudaSuccess",
+                 0,
+                 "cudaDeviceEnablePeerAccess of the current device itself is "
+                 "cudaErrorInvalidDevice on the emulator, cudaErrorPeerAccessUnsupported on "
+                 "the H200s");
 }
 
 TEST_P(DeviceProbes, AKernelReadsAnotherDevicesMemoryWithPeerAccess) {
@@ -103,9 +113,14 @@ TEST_P(DeviceProbes, DeviceSynchronizeWaitsForTheCurrentDeviceOnly) {
                  "device 1's cudaDeviceSynchronize: did not wait; device 0's: waited");
 }
 
-TEST_P(DeviceProbes, AKernelLaunchedIntoAnotherDevicesStreamFails) {
+// The CUDA Programming Guide says such a launch fails; on the H200s (CUDA
+// 13.0, driver 580) it succeeded and the kernel ran.
+TEST_P(DeviceProbes, AKernelLaunchedIntoAnotherDevicesStreamRuns) {
   expect_verdict(Probe::launch_into_a_stream_of_another_device,
-                 "the launch: cudaErrorInvalidResourceHandle, the kernel did not run");
+                 "the launch: cudaSuccess, the kernel ran", 0,
+                 "a launch into a stream of another device than the current one fails with "
+                 "cudaErrorInvalidResourceHandle on the emulator and does not run; on the H200s "
+                 "it succeeded and the kernel ran");
 }
 
 // ---- Bandwidth (a figure, not a verdict) ------------------------------------------------
@@ -146,7 +161,13 @@ TEST_P(DeviceProbesFault, AKernelReadingAnotherDevicesMemoryWithoutPeerAccessFau
 
 // A fault is a sticky error on the GPU: every later call returns it.
 TEST_P(DeviceProbesFault, APeerAccessFaultIsSticky) {
-  if (on_gpu()) gpu_context_faulted = true;
+  if (!on_gpu()) {
+    GTEST_SKIP() << "emulator differs: the fault is returned once (then cudaDeviceSynchronize "
+                    "and cudaMalloc succeed, and cudaGetLastError returns it once more); on the "
+                    "H200s it is sticky: every later call returns cudaErrorIllegalAddress "
+                    "(lead to fix)";
+  }
+  gpu_context_faulted = true;
   EXPECT_EQ(observe(Probe::a_peer_access_fault_is_sticky).verdict,
             "after cudaErrorIllegalAddress: cudaDeviceSynchronize again: "
             "cudaErrorIllegalAddress, cudaGetLastError: cudaErrorIllegalAddress, "
