@@ -1,0 +1,27 @@
+// Launchers of the device probes' kernels (device_probe_kernels.cuh), each
+// on the current device and the stream it is given. The launch's error is
+// left for cudaGetLastError, as a triple-chevron launch leaves it.
+//
+// Why the kernels sit apart from the probes: on the emulator only this file
+// is compiled with instrumentation. The probes build strings, and an
+// instrumented translation unit that emits its own copies of std::string's
+// members lends them to the emulator, whose report of an access inside a
+// kernel then re-enters the access hooks and recurses until the stack
+// overflows (found with these probes; docs/emulator.md, "Peer access").
+#pragma once
+
+#include "cudalab/kernel.hpp"
+
+namespace device_probes {
+inline namespace CUDALAB_BACKEND {
+
+// a[i] = value for i < n (one block), after `spin_ns` nanoseconds of the
+// global timer (on the emulator, of the modelled clock).
+void launch_late_fill(float* a, int n, float value, unsigned long long spin_ns,
+                      cudaStream_t stream);
+
+// to[i] = from[i] for i < n (one block).
+void launch_copy(const float* from, float* to, int n, cudaStream_t stream);
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace device_probes
