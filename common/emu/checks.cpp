@@ -268,6 +268,7 @@ bool on_access_at(const Allocation* allocation, const void* address, std::size_t
                   std::size_t alignment, unsigned flags, SiteRef site) noexcept {
   BlockRun* run = current_thread->run;
   if (!run) return true;  // host code using a global_ptr: nothing to check
+  const CheckingAnAccess scope;
   const bool shared = allocation && allocation->is_shared_space;
   if (shared) flags |= kShared;
   if (misaligned(address, alignment)) [[unlikely]] {

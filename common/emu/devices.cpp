@@ -98,7 +98,8 @@ cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
 cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
   const int device = detail::this_thread_device;
   if (flags != 0) return fail(cudaErrorInvalidValue);
-  if (!detail::is_device(peer) || peer == device) return fail(cudaErrorInvalidDevice);
+  if (!detail::is_device(peer)) return fail(cudaErrorInvalidDevice);
+  if (peer == device) return fail(cudaErrorPeerAccessUnsupported);  // as two H200s answer
   const std::uint64_t bit = std::uint64_t{1} << peer;
   const std::uint64_t before =
       detail::peers_enabled[static_cast<std::size_t>(device)].fetch_or(bit);

@@ -231,6 +231,23 @@ struct WordShadow {
 
 // The per-access path of checks.cpp for both kinds of site: on_access
 // (global_ptr.hpp) is this with a source_location.
+// True while the emulator checks an access (checks.cpp, hooks.cpp). An
+// access its own code makes meanwhile is not the kernel's: a report's
+// message built with an instrumented copy of a std::string function (a
+// C++20 translation unit instantiates them, and the linker may keep that
+// copy) would otherwise be checked, reported, and recurse.
+extern __thread bool checking_an_access __attribute__((tls_model("initial-exec")));
+class CheckingAnAccess {
+ public:
+  CheckingAnAccess() noexcept : saved_(checking_an_access) { checking_an_access = true; }
+  ~CheckingAnAccess() { checking_an_access = saved_; }
+  CheckingAnAccess(const CheckingAnAccess&) = delete;
+  CheckingAnAccess& operator=(const CheckingAnAccess&) = delete;
+
+ private:
+  bool saved_;
+};
+
 bool on_access_at(const Allocation* allocation, const void* address, std::size_t bytes,
                   std::size_t alignment, unsigned flags, SiteRef site) noexcept;
 

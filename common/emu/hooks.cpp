@@ -104,6 +104,7 @@ std::string hex(std::uintptr_t v) {
 // the dynamic part), an uninitialised read, then the common checks.
 [[gnu::noinline]] void shared_access(BlockRun& run, std::uintptr_t a, std::size_t bytes,
                                      std::size_t alignment, unsigned flags, SiteRef site) {
+  const CheckingAnAccess scope;
   const std::size_t offset = a - run.shared_low;
   const LaunchState& launch = *run.launch;
   const std::size_t static_end = launch.static_shared_bytes.load(std::memory_order_relaxed);
@@ -157,6 +158,7 @@ std::string hex(std::uintptr_t v) {
 
 [[gnu::noinline]] void slow_access(const void* address, std::size_t bytes, std::size_t alignment,
                                    unsigned flags, const void* pc) {
+  if (checking_an_access) return;  // the emulator's own access, while it checks one
   ThreadState* t = current_thread;
   BlockRun& run = *t->run;
   const auto a = reinterpret_cast<std::uintptr_t>(address);

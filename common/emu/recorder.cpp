@@ -225,7 +225,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
                 cudaStream_t stream, void (*body)(void*), void* context, std::size_t context_bytes,
                 ContextCopy copy_context) {
   LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
-  request.device = current_device();
+  request.device = device_of_stream(stream);  // the stream's device runs it
   if (runs_at_once(stream)) {
     const double start_us = unqueued_start_us();
     unqueued_ended(start_us, execute_launch(request, nullptr, start_us),

@@ -86,11 +86,7 @@ TEST_P(DeviceProbes, PeerAccessIsEnabledOnceAndDisabledOnlyWhenEnabled) {
                  "enable 0->1: cudaSuccess, again: cudaErrorPeerAccessAlreadyEnabled; "
                  "enable 0->0: cudaErrorPeerAccessUnsupported; "
                  "disable 1->0 (never enabled): cudaErrorPeerAccessNotEnabled; "
-                 "disable 0->1: cudaSuccess",
-                 0,
-                 "cudaDeviceEnablePeerAccess of the current device itself is "
-                 "cudaErrorInvalidDevice on the emulator, cudaErrorPeerAccessUnsupported on "
-                 "the H200s");
+                 "disable 0->1: cudaSuccess");
 }
 
 TEST_P(DeviceProbes, AKernelReadsAnotherDevicesMemoryWithPeerAccess) {
@@ -117,10 +113,7 @@ TEST_P(DeviceProbes, DeviceSynchronizeWaitsForTheCurrentDeviceOnly) {
 // 13.0, driver 580) it succeeded and the kernel ran.
 TEST_P(DeviceProbes, AKernelLaunchedIntoAnotherDevicesStreamRuns) {
   expect_verdict(Probe::launch_into_a_stream_of_another_device,
-                 "the launch: cudaSuccess, the kernel ran", 0,
-                 "a launch into a stream of another device than the current one fails with "
-                 "cudaErrorInvalidResourceHandle on the emulator and does not run; on the H200s "
-                 "it succeeded and the kernel ran");
+                 "the launch: cudaSuccess, the kernel ran");
 }
 
 // ---- Bandwidth (a figure, not a verdict) ------------------------------------------------
