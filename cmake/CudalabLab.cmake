@@ -54,9 +54,17 @@ function(cudalab_discover_tests target)
   gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST TEST_FILTER "${ARG_FILTER}"
     TEST_LIST ${list})
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${list}_properties.cmake")
+  # GPU tests take turns: one that times streams or copies must not share
+  # the GPU with another test's kernels (contexts of different processes
+  # time-slice it).
+  set(lock "")
+  if("gpu" IN_LIST ARG_LABELS)
+    set(lock "  RESOURCE_LOCK gpu\n")
+  endif()
   file(WRITE "${script}"
     "set_tests_properties(\${${list}} PROPERTIES LABELS \"${ARG_LABELS}\"\n"
     "  TIMEOUT ${CUDALAB_TEST_TIMEOUT}\n"
+    "${lock}"
     "  SKIP_REGULAR_EXPRESSION \"\\\\[  SKIPPED \\\\]\")\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
 endfunction()
