@@ -81,15 +81,16 @@ struct Conflict {
 };
 
 // Reports the first conflict found among `conflicts` as `kind`; the message
-// starts with `title` and ends with `advice`. False when none is found.
-bool report_first_conflict(std::initializer_list<Conflict> conflicts, ReportKind kind,
-                           const char* title, const char* advice, const OperationName& earlier,
-                           const OperationName& later, const std::string& schedule,
-                           std::set<std::string>& reported) {
+// starts with `title` and ends with `advice` (a pair reported before in this
+// run of the queue is not reported again). Returns whether a conflict was
+// found, and its message through `message`.
+bool report_first_conflict(std::string& message, std::initializer_list<Conflict> conflicts,
+                           ReportKind kind, const char* title, const char* advice,
+                           const OperationName& earlier, const OperationName& later,
+                           const std::string& schedule, std::set<std::string>& reported) {
   for (const Conflict& c : conflicts) {
     auto [found, bytes] = first_overlap(c.first, c.second);
     if (!found) continue;
-    if (!first_time(reported, kind, earlier, later)) return true;
     Report r;
     r.kind = kind;
     r.kernel = describe(earlier);
@@ -111,7 +112,8 @@ bool report_first_conflict(std::initializer_list<Conflict> conflicts, ReportKind
     what << ", " << advice << " They ran in this order under schedule " << schedule
          << "; another order is as valid.";
     r.message = what.str();
-    add_stream_report(std::move(r));
+    message = r.message;
+    if (first_time(reported, kind, earlier, later)) add_stream_report(std::move(r));
     return true;
   }
   return false;
@@ -119,12 +121,16 @@ bool report_first_conflict(std::initializer_list<Conflict> conflicts, ReportKind
 
 }  // namespace
 
-void check_unordered_pair(const OperationName& earlier, const OperationAccesses& earlier_accesses,
-                          const OperationName& later, const OperationAccesses& later_accesses,
-                          const std::string& schedule, std::set<std::string>& reported) {
+std::string check_unordered_pair(const OperationName& earlier,
+                                 const OperationAccesses& earlier_accesses,
+                                 const OperationName& later,
+                                 const OperationAccesses& later_accesses,
+                                 const std::string& schedule, std::set<std::string>& reported) {
+  std::string message;
   const OperationAccesses& e = earlier_accesses;
   const OperationAccesses& l = later_accesses;
-  if (report_first_conflict({{e.frees, l.writes, "freed", "writes"},
+  if (report_first_conflict(message,
+                            {{e.frees, l.writes, "freed", "writes"},
                              {e.frees, l.reads, "freed", "reads"},
                              {e.writes, l.frees, "writes", "frees"},
                              {e.reads, l.frees, "reads", "frees"}},
@@ -135,19 +141,20 @@ void check_unordered_pair(const OperationName& earlier, const OperationAccesses&
                             "before cudaFreeAsync (what record_stream makes PyTorch's caching "
                             "allocator do).",
                             earlier, later, schedule, reported)) {
-    return;
+    return message;
   }
-  if (report_first_conflict({{e.writes, l.writes, "writes", "writes"},
+  if (report_first_conflict(message,
+                            {{e.writes, l.writes, "writes", "writes"},
                              {e.writes, l.reads, "writes", "reads"},
                              {e.reads, l.writes, "reads", "writes"}},
                             ReportKind::stream_race, "Race between streams",
                             "and no event or synchronisation orders them (cudaEventRecord + "
                             "cudaStreamWaitEvent would).",
                             earlier, later, schedule, reported)) {
-    return;
+    return message;
   }
-  if (earlier_accesses.complete && later_accesses.complete) return;
-  if (!first_time(reported, ReportKind::stream_race_unchecked, earlier, later)) return;
+  if (earlier_accesses.complete && later_accesses.complete) return "";
+  if (!first_time(reported, ReportKind::stream_race_unchecked, earlier, later)) return "";
   Report r;
   r.kind = ReportKind::stream_race_unchecked;
   r.kernel = describe(earlier);
@@ -157,6 +164,7 @@ void check_unordered_pair(const OperationName& earlier, const OperationAccesses&
   r.message = "Not checked for a race between streams: " + earlier.what + " on " + earlier.stream +
               " and " + later.what + " on " + later.stream + " are not ordered, and " + why + ".";
   add_stream_report(std::move(r));
+  return "";  // not a race found: the timeline does not mark it
 }
 
 }  // namespace cudalab::emu::detail

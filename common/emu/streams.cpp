@@ -63,6 +63,7 @@ struct Stream {
   std::uint32_t issued = 0;
   std::uint32_t executed = 0;
   VectorClock last;               // the clock its next operation starts from
+  VectorClock last_operation;     // the clock of its latest operation
   std::vector<double> end_times;  // modelled end of its operation k at [k - 1], once it ran
   std::deque<std::unique_ptr<Operation>> queue;
   std::uint64_t not_ready_at = 0;  // `issued` + 1 when a query last answered not ready
@@ -92,6 +93,10 @@ struct Operation {
   Stream* stream = nullptr;
   std::uint32_t seq = 0;
   std::uint64_t issue_order = 0;
+  // The operations of other streams (stream index, seq) an event wait or a
+  // default-stream rule ordered it after, beyond what its stream already
+  // was: the timeline's dependency arrows.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> after;
   double issue_time_us = 0;  // the host's modelled time when it was issued: it starts no earlier
   VectorClock clock;
   QueuedOperation work;
@@ -122,9 +127,17 @@ struct Event {
 // One operation on the modelled clock, for take_modelled_timeline.
 struct TimelineEntry {
   std::uint32_t stream_index = 0;
+  std::uint32_t seq = 0;  // 0: run at once, outside the queue
   std::string what;
   double start_us = 0;
   double end_us = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> after;
+};
+
+// A race reported while a timeline was collected: both operations and the report.
+struct TimelineRace {
+  std::pair<std::uint32_t, std::uint32_t> first, second;  // (stream index, seq)
+  std::string message;
 };
 
 struct Model {
@@ -133,6 +146,7 @@ struct Model {
   std::recursive_mutex mutex;
   bool collecting = false;  // between start_modelled_timeline and take_modelled_timeline
   std::vector<TimelineEntry> timeline;
+  std::vector<TimelineRace> timeline_races;
   std::condition_variable_any finished;          // an operation finished running
   std::size_t running = 0;                       // operations running now, on any host thread
   std::vector<std::unique_ptr<Stream>> streams;  // never shrinks: handles stay recognisable
@@ -218,9 +232,9 @@ Stream* stream_of(Model& m, cudaStream_t handle) {
 // host waited for, and the legacy default stream's rules (it waits for the
 // blocking streams' earlier work; they wait for its earlier work), which
 // hold within one device: each device has its own legacy default stream.
-VectorClock start_clock(Model& m, const Stream& s) {
+VectorClock start_clock(Model& m, const Stream& s, bool with_host = true) {
   VectorClock c = s.last;
-  join(c, m.host);
+  if (with_host) join(c, m.host);
   if (s.kind == StreamKind::legacy) {
     for (const auto& other : m.streams) {
       if (other->blocking() && other->device == s.device) join(c, other->last);
@@ -331,7 +345,12 @@ void check_against_done(Model& m, const Operation& op, const std::string& schedu
   for (const Done& d : m.done) {
     if (d.stream_index == op.stream->index) continue;
     if (component(op.clock, d.stream_index) >= d.seq) continue;  // ordered
-    check_unordered_pair(d.name, d.accesses, op.name, op.accesses, schedule, m.reported);
+    std::string report =
+        check_unordered_pair(d.name, d.accesses, op.name, op.accesses, schedule, m.reported);
+    if (m.collecting && !report.empty()) {
+      m.timeline_races.push_back(
+          {{d.stream_index, d.seq}, {op.stream->index, op.seq}, std::move(report)});
+    }
   }
 }
 
@@ -356,7 +375,9 @@ void execute(Model& m, std::unique_lock<std::recursive_mutex>& lock,
   merge_ranges(op.accesses.writes);
   lock.lock();
   op.stream->end_times[op.seq - 1] = end_us;
-  if (m.collecting) m.timeline.push_back({op.stream->index, op.name.what, start_us, end_us});
+  if (m.collecting) {
+    m.timeline.push_back({op.stream->index, op.seq, op.name.what, start_us, end_us, op.after});
+  }
   check_against_done(m, op, schedule);
   op.stream->executed = op.seq;
   m.done.push_back({op.stream->index, op.seq, std::move(op.name), std::move(op.accesses)});
@@ -466,7 +487,7 @@ void unqueued_ended(double start_us, double duration_us, const std::function<std
   std::lock_guard lock(m.mutex);
   m.host_time_us = std::max(m.host_time_us, start_us + duration_us);
   if (m.collecting)
-    m.timeline.push_back({m.legacy->index, what(), start_us, start_us + duration_us});
+    m.timeline.push_back({m.legacy->index, 0, what(), start_us, start_us + duration_us, {}});
 }
 
 bool make_stream_zero_per_thread() noexcept {
@@ -506,12 +527,19 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
   Stream* s = stream_of(m, work.stream);
   auto op = std::make_unique<Operation>();
   op->stream = s;
+  const VectorClock ordered = start_clock(m, *s, false);
+  for (std::uint32_t t = 0; t < ordered.size(); ++t) {
+    if (t != s->index && ordered[t] > component(s->last_operation, t)) {
+      op->after.emplace_back(t, ordered[t]);
+    }
+  }
   op->clock = start_clock(m, *s);
   op->issue_time_us = m.host_time_us;
   op->seq = ++s->issued;
   if (op->clock.size() <= s->index) op->clock.resize(s->index + 1, 0);
   op->clock[s->index] = op->seq;
   s->last = op->clock;
+  s->last_operation = op->clock;
   op->issue_order = ++m.issue_counter;
   s->end_times.push_back(0);
   op->name = {work.what, s->name(), work.call_site};
@@ -835,6 +863,7 @@ void start_modelled_timeline() {
   detail::Model& m = detail::model();
   std::lock_guard lock(m.mutex);
   m.timeline.clear();
+  m.timeline_races.clear();
   m.collecting = true;
 }
 
@@ -845,14 +874,39 @@ Timeline take_modelled_timeline(std::string name) {
   timeline.name = std::move(name);
   double origin_us = std::numeric_limits<double>::infinity();
   for (const auto& e : m.timeline) origin_us = std::min(origin_us, e.start_us);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, int> id_of;  // (stream, seq) -> span id
+  for (std::size_t i = 0; i < m.timeline.size(); ++i) {
+    const auto& e = m.timeline[i];
+    if (e.seq > 0) id_of[{e.stream_index, e.seq}] = static_cast<int>(i);
+  }
+  std::map<int, std::string> race_of;
+  for (const auto& r : m.timeline_races) {
+    const auto a = id_of.find(r.first), b = id_of.find(r.second);
+    if (a != id_of.end()) race_of.try_emplace(a->second, r.message);
+    if (b != id_of.end()) race_of.try_emplace(b->second, r.message);
+  }
   std::map<std::uint32_t, std::size_t> row_of;  // stream index -> row, in order of first use
-  for (const auto& e : m.timeline) {
+  for (std::size_t i = 0; i < m.timeline.size(); ++i) {
+    const auto& e = m.timeline[i];
     auto [it, added] = row_of.try_emplace(e.stream_index, timeline.rows.size());
     if (added) timeline.rows.push_back({m.streams[e.stream_index]->name(), {}});
-    timeline.rows[it->second].spans.push_back({e.what, (e.start_us - origin_us) / 1000.0,
-                                               (e.end_us - origin_us) / 1000.0, kind_of(e.what)});
+    Span span{e.what, (e.start_us - origin_us) / 1000.0, (e.end_us - origin_us) / 1000.0,
+              kind_of(e.what)};
+    span.id = static_cast<int>(i);
+    for (const auto& dependency : e.after) {
+      // The latest operation it follows that ran while the timeline was collected.
+      for (std::uint32_t seq = dependency.second; seq > 0; --seq) {
+        if (auto found = id_of.find({dependency.first, seq}); found != id_of.end()) {
+          span.after.push_back(found->second);
+          break;
+        }
+      }
+    }
+    if (auto race = race_of.find(span.id); race != race_of.end()) span.race = race->second;
+    timeline.rows[it->second].spans.push_back(std::move(span));
   }
   m.timeline.clear();
+  m.timeline_races.clear();
   m.collecting = false;
   return timeline;
 }

@@ -139,10 +139,13 @@ void reset_device();
 // The race checker (stream_races.cpp). `earlier` ran before `later`, on
 // another stream, and nothing orders them: report the first shared byte,
 // if any, one of them writing it. `reported` holds the pairs reported in
-// this run of the queue (each is reported once).
-void check_unordered_pair(const OperationName& earlier, const OperationAccesses& earlier_accesses,
-                          const OperationName& later, const OperationAccesses& later_accesses,
-                          const std::string& schedule, std::set<std::string>& reported);
+// this run of the queue (each is reported once). Returns the message of the
+// race reported, or "" when none was (an unchecked pair is not a race).
+std::string check_unordered_pair(const OperationName& earlier,
+                                 const OperationAccesses& earlier_accesses,
+                                 const OperationName& later,
+                                 const OperationAccesses& later_accesses,
+                                 const std::string& schedule, std::set<std::string>& reported);
 
 // cudaFree of a block of the stream-ordered pool (stream_allocator.cpp): the
 // pool forgets it, so cudaFree can release it. False: not a pool block that

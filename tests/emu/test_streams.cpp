@@ -478,6 +478,48 @@ TEST_F(StreamsTest, TheModelledTimelineHasARowPerStreamAndShowsTheOverlap) {
   EXPECT_TRUE(empty.rows.empty());
 }
 
+// The spans a timeline row holds whose name contains `what`.
+std::vector<const cudalab::Span*> spans_named(const cudalab::Timeline& t, const std::string& what) {
+  std::vector<const cudalab::Span*> found;
+  for (const auto& row : t.rows) {
+    for (const auto& span : row.spans) {
+      if (span.name.find(what) != std::string::npos) found.push_back(&span);
+    }
+  }
+  return found;
+}
+
+TEST_F(StreamsTest, TheModelledTimelineHasEventWaitsAsArrowsAndRacesMarked) {
+  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudaStream_t producer = stream(cudaStreamNonBlocking);
+  cudaStream_t consumer = stream(cudaStreamNonBlocking);
+  cudaEvent_t filled = event(cudaEventDisableTiming);
+  cudalab::emu::start_modelled_timeline();
+  plain_streams::fill(a_, kCount, 1.0f, producer);
+  ASSERT_EQ(cudaEventRecord(filled, producer), cudaSuccess);
+  ASSERT_EQ(cudaStreamWaitEvent(consumer, filled, 0), cudaSuccess);
+  plain_streams::sum(a_, kCount, out_, consumer);  // ordered: an arrow
+  float* b = nullptr;
+  ASSERT_EQ(cudaMalloc(&b, kCount * sizeof(float)), cudaSuccess);
+  plain_streams::fill(b, kCount, 2.0f, producer);
+  plain_streams::sum(b, kCount, out_, consumer);  // not ordered after the second fill: a race
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaFree(b), cudaSuccess);
+  const cudalab::Timeline t = cudalab::emu::take_modelled_timeline("arrows and races");
+  const auto fills = spans_named(t, "fill_kernel");
+  const auto sums = spans_named(t, "sum_kernel");
+  ASSERT_EQ(fills.size(), 2u);
+  ASSERT_EQ(sums.size(), 2u);
+  ASSERT_GE(fills[0]->id, 0);
+  EXPECT_EQ(sums[0]->after, std::vector<int>{fills[0]->id}) << "the event wait";
+  EXPECT_TRUE(sums[0]->race.empty()) << sums[0]->race;
+  EXPECT_TRUE(sums[1]->after.empty()) << "no new ordering";
+  EXPECT_FALSE(fills[1]->race.empty());
+  EXPECT_EQ(fills[1]->race, sums[1]->race) << "both spans carry the one report";
+  EXPECT_NE(sums[1]->race.find("Race between streams"), std::string::npos) << sums[1]->race;
+  EXPECT_TRUE(fills[0]->race.empty()) << fills[0]->race;
+}
+
 TEST_F(StreamsTest, ADestroyedStreamIsAnInvalidHandle) {
   cudaStream_t s = nullptr;
   ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
