@@ -105,7 +105,12 @@ void draw_timeline_panel(UiState& state) {
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float label_w = font * 7, axis_h = font * 2.6f;
+  // Wide enough for the longest row name ("blocking: stream 1 (blocking)"), within reason.
+  float longest = 0;
+  for (const TimelineRow& row : timeline.rows)
+    longest = std::max(longest, ImGui::CalcTextSize(row.name.c_str()).x);
+  const float label_w = std::clamp(longest + font * 0.5f, font * 7, font * 18),
+              axis_h = font * 2.6f;
   const std::size_t rows = std::max<std::size_t>(timeline.rows.size(), 1);
   const float pitch = std::clamp((avail.y - axis_h - font * 4) / rows, 6.0f, font * 2.2f);
   // A margin on the right keeps the last span clear of the window's edge.

@@ -228,10 +228,18 @@ void check_timeline(const Image& image, const DrawnLayout& layout, const Timelin
       const SpanPixels p = span_pixels(span, range, canvas.width());
       const int y = static_cast<int>((band.y0 + band.y1) / 2);
       // A few points across the box: an arrow or a race line may cross one.
+      // Each must show the span drawn last there: a span stretched to the
+      // minimum width may lie under the next one.
       bool found = false;
-      for (double at : {0.5, 0.3, 0.7})
-        found |= same_rgb(image.at(static_cast<int>(canvas.x0 + p.x0 + (p.x1 - p.x0) * at), y),
-                          span_colour(drawn, span));
+      for (double at : {0.5, 0.3, 0.7}) {
+        const double x = p.x0 + (p.x1 - p.x0) * at;
+        const Span* top = &span;
+        for (const Span& other : drawn.rows[r].spans) {
+          const SpanPixels o = span_pixels(other, range, canvas.width());
+          if (x >= o.x0 && x < o.x1) top = &other;
+        }
+        found |= same_rgb(image.at(static_cast<int>(canvas.x0 + x), y), span_colour(drawn, *top));
+      }
       if (found) continue;
       if (misplaced++ == 0)
         first = " (first: " + describe_span(drawn, span) + " at pixel " +

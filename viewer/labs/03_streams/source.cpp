@@ -40,7 +40,8 @@ std::string schedule_name(std::int64_t value) {
   return std::to_string(value);
 }
 
-// Appends `part`'s rows to `into`, each row named "<prefix>: <row>", with the
+// Appends `part`'s rows to `into`, each row named "<prefix>: <row>" (just
+// "<row>" with an empty prefix), with the
 // span ids moved past those already there so that they stay unique.
 void append(Timeline& into, const cudalab::Timeline& part, const std::string& prefix) {
   int next_id = 0;
@@ -48,7 +49,7 @@ void append(Timeline& into, const cudalab::Timeline& part, const std::string& pr
     for (const Span& span : row.spans) next_id = std::max(next_id, span.id + 1);
   Timeline converted = timeline_of(part);
   for (TimelineRow& row : converted.rows) {
-    row.name = prefix + ": " + row.name;
+    if (!prefix.empty()) row.name = prefix + ": " + row.name;
     for (Span& span : row.spans) {
       if (span.id >= 0) span.id += next_id;
       for (int& id : span.after) id += next_id;
@@ -142,7 +143,7 @@ class Lab03Source final : public LabSource {
         break;
       case kProducerConsumer: {
         float sum = 0, expected = 0;
-        add_problem(problems, "producer/consumer", collect(timeline, "ex2", [&] {
+        add_problem(problems, "producer/consumer", collect(timeline, "", [&] {
                       const auto r = backend->producer_consumer(kProducerCount, kProducerDelayMs,
                                                                 kIndependentMs);
                       sum = r.sum, expected = r.expected;
