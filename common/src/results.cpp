@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace cudalab {
@@ -230,6 +232,9 @@ json timeline_to_json(const Timeline& timeline) {
     for (const Span& span : row.spans) {
       json s{{"name", span.name}, {"start_ms", span.start_ms}, {"end_ms", span.end_ms}};
       if (!span.kind.empty()) s["kind"] = span.kind;
+      if (span.id >= 0) s["id"] = span.id;
+      if (!span.after.empty()) s["after"] = span.after;
+      if (!span.race.empty()) s["race"] = span.race;
       spans.push_back(std::move(s));
     }
     rows.push_back({{"name", row.name}, {"spans", std::move(spans)}});
@@ -530,7 +535,52 @@ Span span_from_json(const json& j, const std::string& path, const std::string& s
                                             " < " + std::to_string(span.start_ms) + ")");
   }
   if (fields.optional("kind") != nullptr) span.kind = fields.string("kind");
+  if (const std::optional<int> id = fields.optional_integer<int>("id")) {
+    if (*id < 0) fields.fail(fields.where("id"), "must not be negative");
+    span.id = *id;
+  }
+  if (fields.optional("after") != nullptr) {
+    const json& after = fields.array("after");
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      if (!after[i].is_number_integer() || after[i].get<long long>() < 0 ||
+          after[i].get<long long>() > std::numeric_limits<int>::max()) {
+        fields.fail(element(fields.where("after"), i), "must be a span id (an integer >= 0)");
+      }
+      span.after.push_back(after[i].get<int>());
+    }
+  }
+  if (fields.optional("race") != nullptr) span.race = fields.string("race");
   return span;
+}
+
+// Span ids are unique in their timeline, and every `after` names one of them:
+// the viewer draws an arrow for each, so a dangling one is a broken file.
+void check_span_ids(const Timeline& timeline, const std::string& path, const std::string& source) {
+  std::set<int> ids;
+  for (std::size_t r = 0; r < timeline.rows.size(); ++r) {
+    for (std::size_t s = 0; s < timeline.rows[r].spans.size(); ++s) {
+      const int id = timeline.rows[r].spans[s].id;
+      if (id >= 0 && !ids.insert(id).second) {
+        throw ResultFormatError(source + ": field '" +
+                                element(element(path + ".rows", r) + ".spans", s) +
+                                ".id' repeats the id " + std::to_string(id));
+      }
+    }
+  }
+  for (std::size_t r = 0; r < timeline.rows.size(); ++r) {
+    for (std::size_t s = 0; s < timeline.rows[r].spans.size(); ++s) {
+      const std::vector<int>& after = timeline.rows[r].spans[s].after;
+      for (std::size_t a = 0; a < after.size(); ++a) {
+        if (ids.count(after[a]) == 0) {
+          throw ResultFormatError(
+              source + ": field '" +
+              element(element(element(path + ".rows", r) + ".spans", s) + ".after", a) +
+              "' names the span id " + std::to_string(after[a]) +
+              ", which no span of this timeline has");
+        }
+      }
+    }
+  }
 }
 
 Timeline timeline_from_json(const json& j, const std::string& path, const std::string& source) {
@@ -549,6 +599,7 @@ Timeline timeline_from_json(const json& j, const std::string& path, const std::s
     }
     timeline.rows.push_back(std::move(row));
   }
+  check_span_ids(timeline, path, source);
   return timeline;
 }
 

@@ -105,6 +105,33 @@ cudalab::ResultFile multi_gpu_result() {
   return result;
 }
 
+// Lab 03's producer/consumer on the emulator: the consumer on stream 1 was
+// ordered after the producer by an event wait (its `after`), and a second
+// consumer that was not raced with the producer (both spans name the race).
+cudalab::ResultFile streams_result() {
+  cudalab::ResultFile result = cudalab::new_result("lab03_view", "03_streams", 0, nullptr);
+  const std::string race = "race: copy 'consumer 2' reads what kernel 'producer' writes";
+  result.add_timeline(
+      {.name = "producer/consumer",
+       .rows = {
+           {.name = "default stream",
+            .spans = {{.name = "producer", .end_ms = 2, .kind = "kernel", .id = 0, .race = race}}},
+           {.name = "stream 1",
+            .spans = {{.name = "consumer",
+                       .start_ms = 2,
+                       .end_ms = 3,
+                       .kind = "kernel",
+                       .id = 1,
+                       .after = {0}},
+                      {.name = "consumer 2",
+                       .start_ms = 0.5,
+                       .end_ms = 1,
+                       .kind = "copy",
+                       .id = 2,
+                       .race = race}}}}});
+  return result;
+}
+
 // A file in the test's own temporary directory, removed afterwards.
 class ResultFiles : public ::testing::Test {
  protected:
@@ -314,6 +341,89 @@ TEST_F(ResultFiles, RoundTripKeepsTheTimeline) {
   EXPECT_EQ(timeline.rows[0].spans[1].kind, "");  // no kind: written without one
   EXPECT_FALSE(cudalab::to_json(read)["timelines"][0]["rows"][0]["spans"][1].contains("kind"));
   EXPECT_TRUE(timeline.rows[1].spans.empty());
+}
+
+TEST_F(ResultFiles, RoundTripKeepsSpanIdsDependenciesAndRaces) {
+  const auto path = directory_ / "streams.json";
+  cudalab::write_result(path, streams_result());
+  const cudalab::ResultFile read = cudalab::read_result(path);
+  ASSERT_EQ(read.timelines.size(), 1u);
+  const cudalab::Timeline& timeline = read.timelines[0];
+  ASSERT_EQ(timeline.rows.size(), 2u);
+  ASSERT_EQ(timeline.rows[1].spans.size(), 2u);
+  const cudalab::Span& producer = timeline.rows[0].spans[0];
+  const cudalab::Span& consumer = timeline.rows[1].spans[0];
+  const cudalab::Span& racer = timeline.rows[1].spans[1];
+  EXPECT_EQ(producer.id, 0);
+  EXPECT_TRUE(producer.after.empty());
+  EXPECT_EQ(producer.race, racer.race);
+  EXPECT_NE(producer.race, "");
+  EXPECT_EQ(consumer.id, 1);
+  EXPECT_EQ(consumer.after, std::vector<int>{0});
+  EXPECT_EQ(consumer.race, "");
+  EXPECT_EQ(racer.id, 2);
+  // Written only when set: a span without them has no such keys.
+  const nlohmann::json written = cudalab::to_json(read);
+  const nlohmann::json& consumer_json = written["timelines"][0]["rows"][1]["spans"][0];
+  EXPECT_FALSE(consumer_json.contains("race"));
+  EXPECT_FALSE(written["timelines"][0]["rows"][0]["spans"][0].contains("after"));
+  const nlohmann::json plain = cudalab::to_json(example_result());
+  EXPECT_FALSE(plain["timelines"][0]["rows"][0]["spans"][0].contains("id"));
+  EXPECT_EQ(cudalab::read_result(path).timelines[0].rows[0].spans[0].id, 0);
+  cudalab::write_result(path, example_result());
+  EXPECT_EQ(cudalab::read_result(path).timelines[0].rows[0].spans[0].id, -1);
+}
+
+TEST_F(ResultFiles, RejectsBadSpanIdsAndDependencies) {
+  using nlohmann::json;
+  struct Case {
+    std::function<void(json&)> damage;
+    std::string expected_message;
+  };
+  const auto span = [](json& j, int row, int index) -> json& {
+    return j["timelines"][0]["rows"][row]["spans"][index];
+  };
+  const std::vector<Case> cases = {
+      {[&](json& j) { span(j, 0, 0)["id"] = "zero"; },
+       "field 'timelines[0].rows[0].spans[0].id' must be an integer"},
+      {[&](json& j) { span(j, 0, 0)["id"] = 1.5; },
+       "field 'timelines[0].rows[0].spans[0].id' must be an integer"},
+      {[&](json& j) { span(j, 0, 0)["id"] = -2; },
+       "field 'timelines[0].rows[0].spans[0].id' must not be negative"},
+      {[&](json& j) { span(j, 1, 1)["id"] = 1; },
+       "field 'timelines[0].rows[1].spans[1].id' repeats the id 1"},
+      {[&](json& j) { span(j, 1, 0)["after"] = 0; },
+       "field 'timelines[0].rows[1].spans[0].after' must be an array"},
+      {[&](json& j) { span(j, 1, 0)["after"] = json::array({"0"}); },
+       "field 'timelines[0].rows[1].spans[0].after[0]' must be a span id"},
+      {[&](json& j) {
+         span(j, 1, 0)["after"] = json::array({0, -1});
+       },
+       "field 'timelines[0].rows[1].spans[0].after[1]' must be a span id"},
+      {[&](json& j) { span(j, 1, 0)["after"] = json::array({7}); },
+       "field 'timelines[0].rows[1].spans[0].after[0]' names the span id 7, which no span"},
+      {[&](json& j) { span(j, 0, 0).erase("id"); },
+       "field 'timelines[0].rows[1].spans[0].after[0]' names the span id 0"},
+      {[&](json& j) { span(j, 0, 0)["race"] = true; },
+       "field 'timelines[0].rows[0].spans[0].race' must be a string"},
+  };
+  const json good = cudalab::to_json(streams_result());
+  ASSERT_EQ(rejection_of(good.dump()), "");
+  for (const Case& c : cases) {
+    json damaged = good;
+    c.damage(damaged);
+    const std::string message = rejection_of(damaged.dump());
+    EXPECT_NE(message.find(c.expected_message), std::string::npos)
+        << "expected: " << c.expected_message << "\nthe reader said: " << message;
+  }
+}
+
+TEST_F(ResultFiles, WritingADanglingDependencyThrows) {
+  cudalab::ResultFile result = streams_result();
+  result.timelines[0].rows[1].spans[0].after = {42};
+  EXPECT_THROW(cudalab::write_result(directory_ / "dangling.json", result),
+               cudalab::ResultFormatError);
+  EXPECT_FALSE(std::filesystem::exists(directory_ / "dangling.json"));
 }
 
 TEST_F(ResultFiles, RoundTripOfAMultiGpuRun) {

@@ -15,18 +15,6 @@ std::string problem_of(const Figure& f) {
 
 bool is_pytorch(const std::string& name) { return name.find("pytorch") != std::string::npos; }
 
-Timeline timeline_of(const cudalab::Timeline& from) {
-  Timeline to;
-  to.title = from.name;
-  to.unit = "ms";
-  for (const cudalab::TimelineRow& row : from.rows) {
-    TimelineRow& r = to.rows.emplace_back(TimelineRow{row.name, {}});
-    for (const cudalab::Span& s : row.spans)
-      r.spans.push_back({s.name, s.start_ms, s.end_ms, s.kind});
-  }
-  return to;
-}
-
 void add_error_point(BenchResult& r, const Figure& f) {
   if (!r.error_vs_k) {
     r.error_vs_k.emplace();
@@ -51,6 +39,18 @@ void add_error_point(BenchResult& r, const Figure& f) {
 }
 
 }  // namespace
+
+Timeline timeline_of(const cudalab::Timeline& from) {
+  Timeline to;
+  to.title = from.name;
+  to.unit = "ms";
+  for (const cudalab::TimelineRow& row : from.rows) {
+    TimelineRow& r = to.rows.emplace_back(TimelineRow{row.name, {}});
+    for (const cudalab::Span& s : row.spans)
+      r.spans.push_back({s.name, s.start_ms, s.end_ms, s.kind, s.id, s.after, s.race});
+  }
+  return to;
+}
 
 std::vector<std::string> problems(const BenchResult& result) {
   std::vector<std::string> out;

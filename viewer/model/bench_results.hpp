@@ -12,7 +12,15 @@
 #include "error_plot_model.hpp"
 #include "timeline_model.hpp"
 
+namespace cudalab {
+struct Timeline;
+}
+
 namespace cudalab::viewer {
+
+// A result file's (or the emulator's modelled) timeline for the timeline
+// view: titled with its name, in ms, spans with their ids, after and race.
+Timeline timeline_of(const cudalab::Timeline& from);
 
 // One figure of one version on one problem.
 struct Measurement {

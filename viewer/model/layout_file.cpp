@@ -28,7 +28,13 @@ nlohmann::json to_json(const Timeline& t) {
   for (const TimelineRow& row : t.rows) {
     nlohmann::json spans = nlohmann::json::array();
     for (const Span& s : row.spans)
-      spans.push_back({{"name", s.name}, {"start", s.start}, {"end", s.end}, {"kind", s.kind}});
+      spans.push_back({{"name", s.name},
+                       {"start", s.start},
+                       {"end", s.end},
+                       {"kind", s.kind},
+                       {"id", s.id},
+                       {"after", s.after},
+                       {"race", s.race}});
     rows.push_back({{"name", row.name}, {"spans", spans}});
   }
   return {{"title", t.title}, {"unit", t.unit}, {"rows", rows}};
@@ -39,7 +45,9 @@ Timeline to_timeline(const nlohmann::json& j) {
     TimelineRow r{row.at("name").get<std::string>(), {}};
     for (const auto& s : row.at("spans"))
       r.spans.push_back({s.at("name").get<std::string>(), s.at("start").get<double>(),
-                         s.at("end").get<double>(), s.at("kind").get<std::string>()});
+                         s.at("end").get<double>(), s.at("kind").get<std::string>(),
+                         s.value("id", -1), s.value("after", std::vector<int>{}),
+                         s.value("race", std::string{})});
     t.rows.push_back(std::move(r));
   }
   return t;

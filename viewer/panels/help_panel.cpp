@@ -37,7 +37,9 @@ constexpr ViewHelp kViewHelp[] = {
      "first anchor."},
     {Panel::kTimeline,
      "Timeline: one band per row (a stream, a rank, or blocks that ran at once); each box is a "
-     "span from its start to its end, coloured by its kind. Hover a box for its times. It comes "
+     "span from its start to its end, coloured by its kind. An arrow runs from an operation to "
+     "one on another stream that was ordered after it (an event wait, the default stream); red "
+     "boxes joined by a red line raced. Hover a box for its times and the race report. It comes "
      "from the last run, or from the timelines of a result file."},
     {Panel::kErrors,
      "Error vs size: each series' error against the problem size, both axes logarithmic (one "

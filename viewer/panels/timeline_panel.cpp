@@ -1,7 +1,9 @@
 // Timeline: one band per row (a stream, a rank, blocks that ran at once),
 // each span a box from its start to its end, coloured by its kind, on a
-// shared time axis fitted to the whole run. Hover a span for its times. The
-// timeline comes from the last run or from the loaded result file.
+// shared time axis fitted to the whole run; arrows from a span to those
+// ordered after it on other streams; spans in a race red, joined by a red
+// line. Hover a span for its times (and its race). The timeline comes from
+// the last run or from the loaded result file; the geometry from the model.
 #include <imgui.h>
 
 #include <algorithm>
@@ -18,14 +20,36 @@ void legend(const Timeline& timeline) {
     if (kind.empty()) continue;
     const float s = ImGui::GetFontSize();
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(
-        p, ImVec2(p.x + s, p.y + s), to_imgui(span_colour(timeline, Span{"", 0, 0, kind})));
+    ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + s, p.y + s),
+                                              to_imgui(kind_colour(timeline, kind)));
     ImGui::Dummy(ImVec2(s, s));
     ImGui::SameLine();
     ImGui::TextUnformatted(kind.c_str());
     ImGui::SameLine(0, s);
   }
+  if (!race_links(timeline, {}).empty()) {
+    const float s = ImGui::GetFontSize();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + s, p.y + s), to_imgui(kRaceColour));
+    ImGui::Dummy(ImVec2(s, s));
+    ImGui::SameLine();
+    ImGui::TextUnformatted("race (hover for the report)");
+  }
   ImGui::NewLine();
+}
+
+ImVec2 at(Point p) { return ImVec2(float(p.x), float(p.y)); }
+
+// Over the spans, so that an arrow into a span's start stays visible.
+void dependencies_and_races(ImDrawList* dl, const Timeline& timeline, const TimelineFrame& frame) {
+  const float font = ImGui::GetFontSize();
+  for (const RaceLink& link : race_links(timeline, frame))
+    dl->AddLine(at(link.from), at(link.to), to_imgui(kRaceColour), 2.0f);
+  for (const Arrow& arrow : dependency_arrows(timeline, frame)) {
+    dl->AddLine(at(arrow.tail), at(arrow.head), to_imgui(kArrowColour), 1.5f);
+    const auto [left, right] = arrowhead(arrow, font * 0.6);
+    dl->AddTriangleFilled(at(arrow.head), at(left), at(right), to_imgui(kArrowColour));
+  }
 }
 
 // Picks the last run's timeline or one of the result file's, when there is a choice.
@@ -81,7 +105,12 @@ void draw_timeline_panel(UiState& state) {
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float label_w = font * 7, axis_h = font * 2.6f;
+  // Wide enough for the longest row name ("blocking: stream 1 (blocking)"), within reason.
+  float longest = 0;
+  for (const TimelineRow& row : timeline.rows)
+    longest = std::max(longest, ImGui::CalcTextSize(row.name.c_str()).x);
+  const float label_w = std::clamp(longest + font * 0.5f, font * 7, font * 18),
+              axis_h = font * 2.6f;
   const std::size_t rows = std::max<std::size_t>(timeline.rows.size(), 1);
   const float pitch = std::clamp((avail.y - axis_h - font * 4) / rows, 6.0f, font * 2.2f);
   // A margin on the right keeps the last span clear of the window's edge.
@@ -95,22 +124,23 @@ void draw_timeline_panel(UiState& state) {
   dl->AddRectFilled(ImVec2(canvas.x0, canvas.y0), ImVec2(canvas.x1, canvas.y1), kCanvasBackground);
   time_axis(dl, canvas, range, timeline.unit);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const TimelineFrame frame{canvas.x0, canvas.y0, canvas.width(), pitch, range};
   for (std::size_t r = 0; r < timeline.rows.size(); ++r) {
     const TimelineRow& row = timeline.rows[r];
     const Rect band{canvas.x0, canvas.y0 + pitch * r, canvas.x1, canvas.y0 + pitch * (r + 1)};
     state.layout.timeline_rows.push_back(band);
     if (pitch >= font)
       dl->AddText(ImVec2(origin.x, band.y0 + (pitch - font) / 2), kMutedText, row.name.c_str());
-    const float y0 = band.y0 + pitch * 0.15f, y1 = band.y1 - pitch * 0.15f;
-    for (const Span& span : row.spans) {
-      const SpanPixels p = span_pixels(span, range, canvas.width());
-      dl->AddRectFilled(ImVec2(canvas.x0 + float(p.x0), y0), ImVec2(canvas.x0 + float(p.x1), y1),
-                        to_imgui(span_colour(timeline, span)));
+    for (std::size_t i = 0; i < row.spans.size(); ++i) {
+      const Box box = span_box(timeline, {r, i}, frame);
+      dl->AddRectFilled(at({box.x0, box.y0}), at({box.x1, box.y1}),
+                        to_imgui(span_colour(timeline, row.spans[i])));
     }
     if (hovered && mouse.y >= band.y0 && mouse.y < band.y1)
       if (const auto s = span_at(timeline, r, range, canvas.width(), mouse.x - canvas.x0))
         tooltip_for_last_item(describe_span(timeline, row.spans[*s]).c_str());
   }
+  dependencies_and_races(dl, timeline, frame);
   state.layout.timeline_canvas = canvas;
   state.layout.timeline = timeline;
 }

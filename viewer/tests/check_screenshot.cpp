@@ -8,7 +8,8 @@
 //   timeline    one span per block of the samples' matmul, each drawn in its
 //               kind's colour where the model places it (the viewer saves the
 //               timeline it drew: block times differ from run to run); with
-//               --results, exactly the file's first timeline
+//               --results, exactly the file's first timeline; every
+//               dependency arrowhead and race line where the model puts them
 //   errors      every point of every series in its series' colour where the
 //               log axes place it
 //   tiles       every tile in the colour the model gives it at the step shown
@@ -19,6 +20,7 @@
 // Every panel must also not be blank. Exit status 0: pass; 1: mismatch.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -224,16 +226,57 @@ void check_timeline(const Image& image, const DrawnLayout& layout, const Timelin
     const Rect& band = layout.timeline_rows[r];
     for (const Span& span : drawn.rows[r].spans) {
       const SpanPixels p = span_pixels(span, range, canvas.width());
-      const int x = static_cast<int>(canvas.x0 + (p.x0 + p.x1) / 2);
       const int y = static_cast<int>((band.y0 + band.y1) / 2);
-      if (same_rgb(image.at(x, y), span_colour(drawn, span))) continue;
+      // A few points across the box: an arrow or a race line may cross one.
+      // Each must show the span drawn last there: a span stretched to the
+      // minimum width may lie under the next one.
+      bool found = false;
+      for (double at : {0.5, 0.3, 0.7}) {
+        const double x = p.x0 + (p.x1 - p.x0) * at;
+        const Span* top = &span;
+        for (const Span& other : drawn.rows[r].spans) {
+          const SpanPixels o = span_pixels(other, range, canvas.width());
+          if (x >= o.x0 && x < o.x1) top = &other;
+        }
+        found |= same_rgb(image.at(static_cast<int>(canvas.x0 + x), y), span_colour(drawn, *top));
+      }
+      if (found) continue;
       if (misplaced++ == 0)
-        first = " (first: " + describe_span(drawn, span) + " at pixel " + std::to_string(x) + "," +
+        first = " (first: " + describe_span(drawn, span) + " at pixel " +
+                std::to_string(static_cast<int>(canvas.x0 + (p.x0 + p.x1) / 2)) + "," +
                 std::to_string(y) + ")";
     }
   }
   expect(misplaced == 0, "timeline: " + std::to_string(misplaced) +
                              " spans not in their colour where the model places them" + first);
+  if (layout.timeline_rows.empty()) return;
+  // Arrows and race lines where the model puts them: an arrowhead's middle in
+  // the arrow colour, a race line's middle in red (drawn under the arrows).
+  const TimelineFrame frame{canvas.x0, canvas.y0, canvas.width(),
+                            layout.timeline_rows.front().height(), range};
+  int heads_missing = 0;
+  for (const Arrow& arrow : dependency_arrows(drawn, frame)) {
+    const auto [left, right] = arrowhead(arrow, 6.0);  // smaller than the panel's: inside it
+    const int x = static_cast<int>(std::lround((arrow.head.x + left.x + right.x) / 3));
+    const int y = static_cast<int>(std::lround((arrow.head.y + left.y + right.y) / 3));
+    heads_missing += !same_rgb(image.at(x, y), kArrowColour);
+  }
+  expect(heads_missing == 0, "timeline: " + std::to_string(heads_missing) + " of " +
+                                 std::to_string(dependency_arrows(drawn, frame).size()) +
+                                 " dependency arrowheads not drawn where the model puts them");
+  int lines_missing = 0;
+  const auto links = race_links(drawn, frame);
+  for (const RaceLink& link : links) {
+    bool red = false;  // near the middle: the line is two pixels wide
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx)
+        red |= same_rgb(image.at(static_cast<int>(std::lround((link.from.x + link.to.x) / 2)) + dx,
+                                 static_cast<int>(std::lround((link.from.y + link.to.y) / 2)) + dy),
+                        kRaceColour);
+    lines_missing += !red;
+  }
+  expect(lines_missing == 0, "timeline: " + std::to_string(lines_missing) + " of " +
+                                 std::to_string(links.size()) + " race lines not drawn");
 }
 
 void check_errors(const Image& image, const DrawnLayout& layout, const ErrorPlot& plot) {
