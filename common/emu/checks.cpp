@@ -12,6 +12,12 @@
 
 namespace cudalab::emu::detail {
 
+std::string hex(std::uintptr_t v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%" PRIxPTR, v);
+  return buffer;
+}
+
 bool access_hooks_on = true;
 
 namespace {
@@ -19,12 +25,6 @@ namespace {
 Allocation& shared_sentinel() {
   static Allocation a;
   return a;
-}
-
-std::string hex(std::uintptr_t v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "0x%" PRIxPTR, v);
-  return buffer;
 }
 
 const char* kind_word(unsigned flags) {

@@ -59,6 +59,9 @@ std::uint64_t accessible_devices(int device) noexcept;
 // cudaDeviceReset of `device`: the peer access it enabled is gone.
 void forget_peer_access(int device) noexcept;
 
+// An address as reports print it: 0x7f12... (checks.cpp).
+std::string hex(std::uintptr_t v);
+
 // ---- allocations (allocations.cpp) ----
 // Owned by `device`; -1: the current device.
 Allocation* allocate(std::size_t bytes, int device = -1);

@@ -94,12 +94,6 @@ ProgramSegments& program_segments() {
   return segments;
 }
 
-std::string hex(std::uintptr_t v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << v;
-  return s.str();
-}
-
 // Out-of-bounds index into the arena (outside every declaration's bytes and
 // the dynamic part), an uninitialised read, then the common checks.
 [[gnu::noinline]] void shared_access(BlockRun& run, std::uintptr_t a, std::size_t bytes,

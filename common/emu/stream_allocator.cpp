@@ -9,8 +9,6 @@
 // its stream whose "access" is the whole block, so that the race checker
 // reports a use on another stream that nothing orders before it
 // (stream_use_after_free): the hazard record_stream exists for.
-#include <cinttypes>
-#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -46,12 +44,6 @@ Pool& pool() {
 
 std::size_t rounded(std::size_t bytes) {
   return (std::max<std::size_t>(bytes, 1) + kGranularity - 1) / kGranularity * kGranularity;
-}
-
-std::string hex(std::uintptr_t v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "0x%" PRIxPTR, v);
-  return buffer;
 }
 
 cudaError_t fail(cudaError_t e) { return detail::set_last_error(e); }
@@ -100,7 +92,7 @@ cudaError_t detail::malloc_async(void** ptr, std::size_t bytes, cudaStream_t str
   }
   detail::QueuedOperation op;
   op.stream = stream;
-  op.what = "cudaMallocAsync " + std::to_string(bytes) + " bytes at " + hex(a->base) +
+  op.what = "cudaMallocAsync " + std::to_string(bytes) + " bytes at " + detail::hex(a->base) +
             (block ? " (a block from the pool)" : "");
   op.call_site = detail::SiteRef::at_pc(caller);
   op.modelled_us = 0;
@@ -131,7 +123,8 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
   const std::size_t capacity = block.capacity;
   detail::QueuedOperation op;
   op.stream = stream;
-  op.what = "cudaFreeAsync of " + hex(base) + " (" + std::to_string(freed->bytes) + " bytes)";
+  op.what =
+      "cudaFreeAsync of " + detail::hex(base) + " (" + std::to_string(freed->bytes) + " bytes)";
   op.call_site = detail::SiteRef::at_pc(__builtin_return_address(0));
   op.modelled_us = 0;
   op.run = [freed, capacity](detail::OperationAccesses& accesses) {

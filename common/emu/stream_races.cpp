@@ -2,8 +2,6 @@
 // streams with no happens-before edge between them (streams.cpp decides
 // that) race when they touch a common byte and one of them writes it.
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <initializer_list>
 #include <set>
 #include <sstream>
@@ -15,12 +13,6 @@
 namespace cudalab::emu::detail {
 
 namespace {
-
-std::string hex(std::uintptr_t v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "0x%" PRIxPTR, v);
-  return buffer;
-}
 
 // The first byte both sorted, merged lists hold; 0 with found = false if none.
 std::pair<bool, ByteRange> first_overlap(const std::vector<ByteRange>& a,
