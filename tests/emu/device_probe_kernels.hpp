@@ -2,12 +2,12 @@
 // on the current device and the stream it is given. The launch's error is
 // left for cudaGetLastError, as a triple-chevron launch leaves it.
 //
-// Why the kernels sit apart from the probes: on the emulator only this file
-// is compiled with instrumentation. The probes build strings, and an
-// instrumented translation unit that emits its own copies of std::string's
-// members lends them to the emulator, whose report of an access inside a
-// kernel then re-enters the access hooks and recurses until the stack
-// overflows (found with these probes; docs/emulator.md, "Peer access").
+// The kernels sit apart from the probes, and only this file is instrumented
+// on the emulator, because the probes build strings: before the emulator
+// ignored its own accesses while checking one, an instrumented unit's copies
+// of std::string's members made its reports recurse until the stack
+// overflowed (found with these probes; docs/emulator.md, "Peer access";
+// test_emu_report_reentry now covers it).
 #pragma once
 
 #include "cudalab/kernel.hpp"
