@@ -37,6 +37,19 @@ struct ThreeSpins {
   double one_spin_ms = 0;   // one spin alone, measured (modelled) just before
 };
 
+// Exercise 1: which stream waits for which, with the student's make_stream
+// and default_stream_for: a spin on s, then one on the legacy default stream
+// (which waits for a blocking s); a spin on the kind's default stream, then
+// one on an ordinary stream the harness makes with cudaStreamCreate (which
+// waits for the legacy default stream, not for the per-thread one).
+struct StreamRules {
+  Observation observation;
+  Span side;                    // "spin on s"
+  Span legacy_after_side;       // "spin on legacy", issued after it
+  Span default_stream;          // "spin on default"
+  Span blocking_after_default;  // "spin on t" (cudaStreamCreate), issued after it
+};
+
 // Exercise 2: the lecture's producer and consumer, with independent work on
 // a third stream issued after them.
 struct ProducerConsumer {
@@ -54,6 +67,25 @@ struct AllocatorReuse {
   bool other_stream_reuses = false;  // freed on s, allocated on t: the same block (wrong)
   bool other_size_reuses = false;    // freed, allocated with another size: the same block
   std::size_t reserved_after = 0;    // reserved bytes after these calls
+};
+// record_stream's finer rules, each with a fresh allocator; "busy" streams
+// run a spin of busy_ms and then read the block.
+struct RecordStreamRules {
+  Observation observation;
+  // record_stream(A, A's own stream), free, allocate there: A again (right).
+  bool own_stream_record_reused = false;
+  // recorded on t, t busy, A's own stream synchronised on the host, allocate
+  // there: A (wrong: t still reads it).
+  bool reused_while_recorded_stream_busy = false;
+  // recorded on an idle stream and then on a busy one, or the other way
+  // round: A (wrong both times).
+  bool reused_while_second_recorded_stream_busy = false;
+  bool reused_while_first_recorded_stream_busy = false;
+  // recorded on t, freed, everything synchronised, allocated again: A (right).
+  bool reused_once_recorded_work_done = false;
+  // that second life of A is not recorded on t; t busy, free, allocate: A
+  // again at once (right: t no longer uses it).
+  bool reused_after_unrecorded_life = false;
 };
 struct ReuseHazard {
   Observation observation;
@@ -75,7 +107,11 @@ struct StreamOrderedFree {
   double total_ms = 0;
 };
 
-// Exercise 5.
+// Exercise 5: the student's chunk_of.
+struct ChunkRange {
+  int begin = 0;
+  int count = 0;
+};
 struct Pipeline {
   Observation observation;
   std::vector<float> out;
@@ -90,6 +126,8 @@ class Backend : public cudalab::harness::BackendBase {
   // default_stream_for.
   virtual double one_spin_ms(double spin_ms) = 0;
   virtual ThreeSpins three_spins(StreamKind kind, double spin_ms) = 0;
+  // The student's streams' rules, with spins of spin_ms (StreamRules).
+  virtual StreamRules stream_rules(StreamKind kind, double spin_ms) = 0;
   // The student's predicted_total_ms.
   virtual double predicted_total_ms(StreamKind kind, double spin_ms) = 0;
 
@@ -101,6 +139,8 @@ class Backend : public cudalab::harness::BackendBase {
 
   // Exercise 3: the student's CachingAllocator.
   virtual AllocatorReuse allocator_reuse(std::size_t bytes) = 0;
+  // record_stream's finer rules (RecordStreamRules) with blocks of n floats.
+  virtual RecordStreamRules record_stream_rules(int n, double busy_ms) = 0;
   // The lecture's hazard: A (n floats, ones) from the allocator on the
   // default stream, summed on a side stream after a spin of consumer_delay_ms
   // there, protected by `guard`, freed; then B of the same size on the
@@ -116,7 +156,9 @@ class Backend : public cudalab::harness::BackendBase {
   virtual StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
                                               double independent_ms) = 0;
 
-  // Exercise 5: the student's pipeline over `streams` streams, in pinned
+  // Exercise 5: the student's chunk_of(n, chunks, c).
+  virtual ChunkRange chunk_of(int n, int chunks, int c) = 0;
+  // The student's pipeline over `streams` streams, in pinned
   // host memory (pageable with pinned = false: the benchmark's comparison);
   // with `timeline`, the harness issues the chunks itself (the student's
   // chunk_of and enqueue_chunk) with events around each.

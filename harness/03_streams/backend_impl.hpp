@@ -66,6 +66,33 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     return result;
   }
 
+  StreamRules stream_rules(StreamKind kind, double spin_ms) override {
+    StreamRules result;
+    OwnedStream s, t(cudaStreamDefault);
+    EventTimeline timeline;
+    result.observation = observe_call({}, {}, [&] {
+      s.reset(lab03::make_stream(kind));
+      const auto timed_spin = [&](cudaStream_t stream, const char* row) {
+        const int begin = timeline.mark(stream);
+        spin_(spin_ms, stream);
+        timeline.span(row, "spin", begin, timeline.mark(stream));
+      };
+      timed_spin(s.get(), "s");
+      timed_spin(cudaStreamLegacy, "legacy");
+      CUDA_CHECK(cudaDeviceSynchronize());
+      timed_spin(lab03::default_stream_for(kind), "default");
+      timed_spin(t.get(), "t");
+      CUDA_CHECK(cudaDeviceSynchronize());
+    });
+    if (result.observation.failed()) return result;
+    const std::vector<Span> spans = timeline.spans();
+    result.side = spans.at(0);
+    result.legacy_after_side = spans.at(1);
+    result.default_stream = spans.at(2);
+    result.blocking_after_default = spans.at(3);
+    return result;
+  }
+
   double predicted_total_ms(StreamKind kind, double spin_ms) override {
     return lab03::predicted_total_ms(kind, spin_ms);
   }
@@ -118,6 +145,86 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     allocator.free(elsewhere);
     allocator.free(larger);
     result.reserved_after = allocator.reserved_bytes();
+    return result;
+  }
+
+  RecordStreamRules record_stream_rules(int n, double busy_ms) override {
+    check_count(n, "record_stream_rules");
+    RecordStreamRules result;
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    DeviceBuffer<float> out(1);
+    OwnedStream s(cudaStreamNonBlocking), t(cudaStreamNonBlocking), idle(cudaStreamNonBlocking);
+    OwnedEvent filled(cudaEventDisableTiming);
+    // A block of a fresh allocator on s, filled there; kept by the caller
+    // until its end of scope.
+    const auto filled_block = [&](lab03::CachingAllocator& allocator) {
+      auto* a = static_cast<float*>(allocator.allocate(bytes, s.get()));
+      fill(a, n, 1.0f, s.get());
+      return a;
+    };
+    // t reads `a` after its fill and a spin (t.wait_stream(s)).
+    const auto read_on_t_when_busy = [&](const float* a) {
+      CUDA_CHECK(cudaEventRecord(filled.get(), s.get()));
+      CUDA_CHECK(cudaStreamWaitEvent(t.get(), filled.get(), 0));
+      spin_(busy_ms, t.get());
+      sum(a, n, out.data(), t.get());
+    };
+    result.observation = observe_call({}, {}, [&] {
+      {
+        lab03::CachingAllocator allocator;
+        spin_(busy_ms, s.get());
+        float* a = filled_block(allocator);
+        allocator.record_stream(a, s.get());
+        allocator.free(a);
+        float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
+        result.own_stream_record_reused = b == a;
+        allocator.free(b);
+        CUDA_CHECK(cudaDeviceSynchronize());
+      }
+      {
+        lab03::CachingAllocator allocator;
+        float* a = filled_block(allocator);
+        read_on_t_when_busy(a);
+        allocator.record_stream(a, t.get());
+        allocator.free(a);
+        CUDA_CHECK(cudaStreamSynchronize(s.get()));
+        float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
+        result.reused_while_recorded_stream_busy = b == a;
+        fill(b, n, 2.0f, s.get());
+        allocator.free(b);
+        CUDA_CHECK(cudaDeviceSynchronize());
+      }
+      for (const bool busy_first : {false, true}) {
+        lab03::CachingAllocator allocator;
+        float* a = filled_block(allocator);
+        read_on_t_when_busy(a);
+        allocator.record_stream(a, busy_first ? t.get() : idle.get());
+        allocator.record_stream(a, busy_first ? idle.get() : t.get());
+        allocator.free(a);
+        float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
+        (busy_first ? result.reused_while_first_recorded_stream_busy
+                    : result.reused_while_second_recorded_stream_busy) = b == a;
+        fill(b, n, 2.0f, s.get());
+        allocator.free(b);
+        CUDA_CHECK(cudaDeviceSynchronize());
+      }
+      {
+        lab03::CachingAllocator allocator;
+        float* a = filled_block(allocator);
+        read_on_t_when_busy(a);
+        allocator.record_stream(a, t.get());
+        allocator.free(a);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        float* again = filled_block(allocator);
+        result.reused_once_recorded_work_done = again == a;
+        spin_(busy_ms, t.get());
+        allocator.free(again);
+        float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
+        result.reused_after_unrecorded_life = b == again;
+        allocator.free(b);
+        CUDA_CHECK(cudaDeviceSynchronize());
+      }
+    });
     return result;
   }
 
@@ -213,6 +320,11 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     result.independent = spans.at(1);
     result.total_ms = total_ms(spans);
     return result;
+  }
+
+  ChunkRange chunk_of(int n, int chunks, int c) override {
+    const lab03::Chunk chunk = lab03::chunk_of(n, chunks, c);
+    return {chunk.begin, chunk.count};
   }
 
   Pipeline pipeline(const std::vector<float>& in, int chunks, int streams, int iterations,

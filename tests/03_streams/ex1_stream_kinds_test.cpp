@@ -7,7 +7,12 @@
 //   * on the GPU, 20 ms spins within 25% of the H200's 60.1 ms (blocking)
 //     and 40.1 ms (non-blocking, per-thread);
 //   * on both, the student's predicted_total_ms within 10% of the
-//     reference's timeline (so that a wrong make_stream does not fail it).
+//     reference's timeline (so that a wrong make_stream does not fail it);
+//   * on both, each kind's streams wait as CUDA says beyond the three spins:
+//     the legacy default stream waits for s unless s is non-blocking (so the
+//     per-thread kind's s is an ordinary stream), and an ordinary stream
+//     waits for the default stream unless that is the per-thread one (so the
+//     non-blocking kind's default stream is the legacy one).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,6 +72,26 @@ TEST_P(Ex1StreamKinds, Ex1_NonBlockingAndPerThreadOverlapTheDefaultStream) {
       EXPECT_NEAR(r.total_ms, 40.1, 0.25 * 40.1)
           << "the H200's 40.1 ms +- 25%" << describe(r.spans);
     }
+  }
+}
+
+TEST_P(Ex1StreamKinds, Ex1_EachKindsStreamsWaitAsCudaSays) {
+  for (StreamKind kind : kinds) {
+    SCOPED_TRACE(to_string(kind));
+    const harness::StreamRules r = backend().stream_rules(kind, kSpinMs);
+    ASSERT_TRUE(ran(r.observation));
+    const bool legacy_waits_for_s = kind != StreamKind::non_blocking;
+    EXPECT_EQ(!overlap(r.side, r.legacy_after_side), legacy_waits_for_s)
+        << "a spin on s, then one on the legacy default stream: it waits for s exactly when s is "
+           "a blocking (cudaStreamCreate) stream, which make_stream("
+        << to_string(kind) << ") should " << (legacy_waits_for_s ? "make" : "not make")
+        << describe({r.side, r.legacy_after_side});
+    const bool ordinary_waits_for_default = kind != StreamKind::per_thread;
+    EXPECT_EQ(!overlap(r.default_stream, r.blocking_after_default), ordinary_waits_for_default)
+        << "a spin on default_stream_for(" << to_string(kind)
+        << "), then one on a cudaStreamCreate stream: it waits for the legacy default stream, "
+           "not for the per-thread one"
+        << describe({r.default_stream, r.blocking_after_default});
   }
 }
 

@@ -4,10 +4,16 @@
 //     stream and never for another size;
 //   * the lecture's hazard (A freed while a side stream still sums it, B of
 //     the same size allocated and written on the default stream): with
-//     record_stream(A, side) the sum is right and the race checker is quiet;
-//     on the GPU, with the side stream's sum delayed 20 ms, B is not A's
-//     block; without record_stream the emulator reports the race (the
+//     record_stream(A, side) the sum is right, the race checker is quiet
+//     and B is not A's block (on the GPU with the side stream's sum delayed
+//     20 ms; on the emulator the first cudaEventQuery of unfinished work
+//     answers not ready), so neither the free nor the allocation waited on
+//     the host; without record_stream the emulator reports the race (the
 //     skeleton);
+//   * record_stream's finer rules: the block's own stream is never recorded;
+//     the events go on the recorded streams, and every one must have
+//     completed (a busy stream first or last); a free forgets the recorded
+//     streams, so a later life of the block does not wait for them;
 //   * with the other guard (the default stream waits for the side stream
 //     before the free) B is A's block again, and the sum is right;
 //   * over 1000 rounds of allocate, use on two streams, record_stream,
@@ -51,12 +57,31 @@ TEST_P(Ex3CachingAllocator, Ex3_RecordStreamKeepsTheBlockFromTheNextTensor) {
   ASSERT_TRUE(ran(r.observation));
   EXPECT_EQ(r.sum, r.expected) << "the next tensor overwrote A while the side stream summed it";
   EXPECT_TRUE(r.observation.reports.empty()) << reports_text(r.observation);
-  if (!on_emulator()) {
-    // (On the emulator cudaEventQuery runs the queued work, so the block may
-    // be free again at once.)
-    EXPECT_FALSE(r.pointer_reused)
-        << "the side stream's sum was still running: A's block must wait for it";
-  }
+  EXPECT_FALSE(r.pointer_reused)
+      << "the side stream's sum was still running: A's block must wait for it (an event queried "
+         "with cudaEventQuery, not a host synchronisation at the free or the allocation)";
+}
+
+TEST_P(Ex3CachingAllocator, Ex3_RecordStreamWaitsForEveryRecordedStreamAndNoOther) {
+  const harness::RecordStreamRules r = backend().record_stream_rules(kCount, consumer_delay_ms());
+  ASSERT_TRUE(ran(r.observation));
+  EXPECT_TRUE(r.own_stream_record_reused)
+      << "record_stream on the block's own stream changes nothing (stream order protects it "
+         "there): freed, it is reused at once";
+  EXPECT_FALSE(r.reused_while_recorded_stream_busy)
+      << "the block's own stream was idle but the recorded stream still read the block: the "
+         "event belongs on the recorded stream";
+  EXPECT_FALSE(r.reused_while_second_recorded_stream_busy)
+      << "recorded on an idle stream and then on a busy one: every pending event must have "
+         "completed";
+  EXPECT_FALSE(r.reused_while_first_recorded_stream_busy)
+      << "recorded on a busy stream and then on an idle one: every pending event must have "
+         "completed";
+  EXPECT_TRUE(r.reused_once_recorded_work_done)
+      << "all recorded work done: the block goes back to its stream's free list";
+  EXPECT_TRUE(r.reused_after_unrecorded_life)
+      << "freed again without record_stream: the streams recorded in the block's earlier life "
+         "must be forgotten at that free, not waited for";
 }
 
 TEST_P(Ex3CachingAllocator, Ex3_WaitStreamStillReusesTheBlock) {

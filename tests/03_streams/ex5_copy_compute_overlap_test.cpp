@@ -2,13 +2,19 @@
 // enqueue_chunk, pipeline):
 //   * gives compute_element's bits for every element, for sizes and chunk
 //     counts that do not divide (n = 1, primes, more chunks than elements);
+//   * chunk_of gives the handout's chunks exactly, also where float or int
+//     arithmetic would not (n above 2^24 up to 2^30, chunk counts up to
+//     INT_MAX), and they tile [0, n);
 //   * with 2 or more streams, chunks on different streams run at the same
 //     time (the emulator's modelled timeline; on the GPU the timeline of the
 //     same run) and 8 streams take at most 0.8x the time of one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cudalab/harness/run_log.hpp"
@@ -32,7 +38,57 @@ std::vector<float> expected_output(const std::vector<float>& in, int iterations)
   return out;
 }
 
+// The handout's chunk c of n elements in `chunks`, in 64-bit arithmetic.
+harness::ChunkRange expected_chunk(long long n, long long chunks, long long c) {
+  const long long per_chunk = (n + chunks - 1) / chunks;
+  const long long begin = std::min(c * per_chunk, n);
+  return {static_cast<int>(begin), static_cast<int>(std::min(begin + per_chunk, n) - begin)};
+}
+
 class Ex5CopyComputeOverlap : public OnBackend {};
+
+TEST_P(Ex5CopyComputeOverlap, Ex5_ChunksAreExactForEverySize) {
+  constexpr int kMaxN = 1 << 30, kIntMax = std::numeric_limits<int>::max();
+  std::vector<std::pair<int, int>> cases = {{1, 1},
+                                            {1, 4},
+                                            {7, 3},
+                                            {5, 7},
+                                            {1000, 7},
+                                            {(1 << 24) + 1, 1},
+                                            {(1 << 24) + 3, 2},
+                                            {(1 << 25) + 5, 4},
+                                            {kMaxN - 1, 1},
+                                            {kMaxN, 3},
+                                            {kMaxN, 7},
+                                            {kMaxN, kMaxN + 1},
+                                            {kMaxN, kIntMax},
+                                            {1, kIntMax}};
+  for (int i = 0; i < 20; ++i) {  // fresh sizes near the top of the range
+    cases.emplace_back(kMaxN - static_cast<int>(rng_.next_below(1 << 24)),
+                       1 + static_cast<int>(rng_.next_below(100)));
+  }
+  for (const auto& [n, chunks] : cases) {
+    SCOPED_TRACE("chunk_of(" + std::to_string(n) + ", " + std::to_string(chunks) + ", c)");
+    std::vector<int> cs = {0, 1, chunks / 2, chunks - 2, chunks - 1};
+    if (chunks <= 100) {
+      cs.clear();
+      for (int c = 0; c < chunks; ++c) cs.push_back(c);
+    }
+    long long covered = 0;
+    for (const int c : cs) {
+      if (c < 0) continue;
+      const harness::ChunkRange got = backend().chunk_of(n, chunks, c);
+      const harness::ChunkRange want = expected_chunk(n, chunks, c);
+      ASSERT_TRUE(got.begin == want.begin && got.count == want.count)
+          << "chunk " << c << ": [" << got.begin << ", +" << got.count << "), the handout's ["
+          << want.begin << ", +" << want.count << ")";
+      covered += got.count;
+    }
+    if (chunks <= 100) {
+      EXPECT_EQ(covered, static_cast<long long>(n)) << "the chunks must cover [0, n) once";
+    }
+  }
+}
 
 TEST_P(Ex5CopyComputeOverlap, Ex5_EveryElementForAwkwardSizes) {
   struct Case {
