@@ -243,6 +243,13 @@ std::vector<Edge> edges_for(MmaFormat format) {
        {two_to(format == MmaFormat::fp16 ? 15 : 127), two_to(-20)},
        0.0f,
        0x35810000u},
+      // c 68 places below the products' exponent: a shift of 64 or more
+      // leaves nothing (a bare 64-bit shift by 68 would shift by 4).
+      {"c far below the products is cut off entirely",
+       {two_to(format == MmaFormat::fp16 ? 15 : 35)},
+       {two_to(format == MmaFormat::fp16 ? 15 : 35)},
+       format == MmaFormat::fp16 ? two_to(-38) : 1.0f,
+       format == MmaFormat::fp16 ? 0x4e800000u : 0x62800000u},
   };
   if (format == MmaFormat::fp16) {
     // 1.5 * 1.5 = 2.25 counts as exponent 0 (the exponents' sum), so the
