@@ -70,17 +70,21 @@ function(cudalab_discover_tests target)
 endfunction()
 
 # cudalab_lab_backends(<target> <code_dir> <harness_dir> [REFERENCE]
-#                      [GPU_LIBRARIES <lib>...] [EMU_SOURCES <file>...])
+#                      [GPU_SIDE_OF <target>] [GPU_LIBRARIES <lib>...]
+#                      [EMU_SOURCES <file>...])
 #
-# A lab's two backends over the lab code in <code_dir>: backend_gpu.cu as it
-# is, by nvcc; backend_emu.cpp by the host compiler from copies of it, of the
-# harness headers and of the lab's kernel files in which the triple-chevron
-# launches and __shared__ declarations became emulator calls
-# (cmake/CudalabEmuRewrite.cmake), instrumented (cmake/CudalabEmu.cmake).
-# REFERENCE builds it as the reference
+# A lab's two backends over the lab code in <code_dir>: <target>_gpu,
+# backend_gpu.cu as it is, by nvcc; <target>, backend_emu.cpp by the host
+# compiler from copies of it, of the harness headers and of the lab's kernel
+# files in which the triple-chevron launches and __shared__ declarations
+# became emulator calls (cmake/CudalabEmuRewrite.cmake), instrumented
+# (cmake/CudalabEmu.cmake); <target> links <target>_gpu. GPU_SIDE_OF: link
+# that target's GPU side instead of building one (./lab mutants grades a
+# mutant on the emulator alone, and a mutant's rebuild should not wait for
+# nvcc). REFERENCE builds it as the reference
 # (CUDALAB_REFERENCE=1: the inline namespaces on_emu_reference/on_gpu_reference).
 function(cudalab_lab_backends target code_dir harness)
-  cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE" "" "GPU_LIBRARIES;EMU_SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE" "GPU_SIDE_OF" "GPU_LIBRARIES;EMU_SOURCES")
   file(GLOB code_files CONFIGURE_DEPENDS "${code_dir}/*.cuh" "${code_dir}/*.hpp" "${code_dir}/*.h")
   file(GLOB harness_files CONFIGURE_DEPENDS "${harness}/*.hpp" "${harness}/*.cuh")
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_emu")
@@ -91,16 +95,27 @@ function(cudalab_lab_backends target code_dir harness)
   # The copy of backend_emu.cpp is compiled, instrumented so that the emulator
   # sees every access of the kernels; quoted #includes in it find the other
   # copies first, in its own folder.
-  add_library(${target} STATIC ${harness_copies} ${code_copies} "${harness}/backend_gpu.cu"
-                               ${ARG_EMU_SOURCES})
+  add_library(${target} STATIC ${harness_copies} ${code_copies} ${ARG_EMU_SOURCES})
   cudalab_emu_instrument(${target} "${out}/backend_emu.cpp")
   target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${code_dir}")
-  target_link_libraries(${target} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
-  if(ARG_REFERENCE)
-    target_compile_definitions(${target} PRIVATE CUDALAB_REFERENCE=1)
+  set(libraries ${target})
+  if(ARG_GPU_SIDE_OF)
+    set(gpu_side ${ARG_GPU_SIDE_OF}_gpu)
+  else()
+    set(gpu_side ${target}_gpu)
+    add_library(${gpu_side} STATIC "${harness}/backend_gpu.cu")
+    target_include_directories(${gpu_side} PUBLIC "${harness}" PRIVATE "${code_dir}")
+    target_link_libraries(${gpu_side} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
+    list(APPEND libraries ${gpu_side})
   endif()
-  set_target_properties(${target} PROPERTIES
-    CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+  target_link_libraries(${target} PUBLIC ${gpu_side} cudalab::harness ${ARG_GPU_LIBRARIES})
+  foreach(library ${libraries})
+    if(ARG_REFERENCE)
+      target_compile_definitions(${library} PRIVATE CUDALAB_REFERENCE=1)
+    endif()
+    set_target_properties(${library} PROPERTIES
+      CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+  endforeach()
 endfunction()
 
 function(cudalab_add_lab number name)
@@ -144,22 +159,36 @@ function(cudalab_add_lab number name)
   if(CUDALAB_CHECK_SKELETONS)
     list(APPEND variants skeleton)
   endif()
+  # ./lab mutants: test_labNN_mutant grades the lab's folder of the scratch
+  # tree (one mutant at a time) on the emulator, with the graded GPU side.
+  if(CUDALAB_MUTANT_TREE AND IS_DIRECTORY "${CUDALAB_MUTANT_TREE}/${dir}" AND NOT ARG_ROOT)
+    list(APPEND variants mutant)
+  endif()
   foreach(variant IN LISTS variants)
+    set(gpu_side "")
     if(variant STREQUAL "graded")
       set(code_dir "${root}/${CUDALAB_GRADE}/${dir}")
       set(test_target test_${lab})
-    else()
+    elseif(variant STREQUAL "skeleton")
       set(code_dir "${root}/labs/${dir}")
       set(test_target test_${lab}_skeleton)
+    else()
+      set(code_dir "${CUDALAB_MUTANT_TREE}/${dir}")
+      set(gpu_side GPU_SIDE_OF ${lab}_backends_graded)
+      set(test_target test_${lab}_mutant)
     endif()
     set(backends ${lab}_backends_${variant})
-    cudalab_lab_backends(${backends} "${code_dir}" "${harness}"
+    cudalab_lab_backends(${backends} "${code_dir}" "${harness}" ${gpu_side}
                          GPU_LIBRARIES ${ARG_GPU_LIBRARIES} EMU_SOURCES ${ARG_EMU_SOURCES})
 
     add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
     target_link_libraries(${test_target} PRIVATE ${backends} ${reference} cudalab_harness_main)
     # ENABLE_EXPORTS: the emulator names kernels by looking up their symbols.
     set_target_properties(${test_target} PROPERTIES ENABLE_EXPORTS ON)
+    if(variant STREQUAL "mutant")
+      # Built by ./lab mutants only, whatever mutant the tree holds.
+      set_target_properties(${test_target} ${backends} PROPERTIES EXCLUDE_FROM_ALL ON)
+    endif()
   endforeach()
 
   cudalab_discover_tests(test_${lab} FILTER "*Emu*" LABELS ${lab} emu)

@@ -69,8 +69,8 @@ Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const 
 bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
                   unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
-  if (a && !a->freed.load(std::memory_order_relaxed) && p >= a->base &&
-      p + bytes <= a->base + a->bytes) {
+  if (a && !a->freed.load(std::memory_order_relaxed) && p >= a->base + a->guard_front &&
+      p + bytes <= a->base + a->bytes - a->guard_back) {
     // The common case: no message to build.
     if (a->device == run.device || ((run.launch->accessible_devices >> a->device) & 1u))
         [[likely]] {
@@ -90,6 +90,20 @@ bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::
     what << "Use after free: " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
          << ", offset " << static_cast<long long>(p - a->base) << " of allocation " << hex(a->base)
          << " (" << a->bytes << " bytes), which was freed (cudaFree or cudaFreeAsync)";
+  } else if (p >= a->base && p + bytes <= a->base + a->bytes) {
+    kind = ReportKind::out_of_bounds;
+    const std::uintptr_t first = a->base + a->guard_front;
+    const std::uintptr_t end = a->base + a->bytes - a->guard_back;
+    what << "Out-of-bounds " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)
+         << ": ";
+    if (p < first) {
+      what << first - p << " bytes before";
+    } else {
+      what << p + bytes - end << " bytes after the end of";
+    }
+    what << " the " << end - first << " bytes at " << hex(first)
+         << " that the kernel was given (the test's guard elements around them, in allocation "
+         << hex(a->base) << ", belong to no tensor)";
   } else {
     kind = ReportKind::out_of_bounds;
     what << "Out-of-bounds " << kind_word(flags) << " of " << bytes << " bytes at " << hex(p)

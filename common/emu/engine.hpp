@@ -29,7 +29,11 @@ struct Allocation {
   std::uintptr_t reserved_low = 0;  // red zone, memory, red zone (allocations.cpp)
   std::size_t reserved_bytes = 0;
   bool is_shared_space = false;  // the sentinel for traced shared memory
-  int device = 0;                // the virtual device current when it was allocated
+  // A test harness's guard bytes at either end (set_guard_bytes): kernels
+  // may not touch them, host copies may.
+  std::size_t guard_front = 0;
+  std::size_t guard_back = 0;
+  int device = 0;  // the virtual device current when it was allocated
   std::atomic<bool> freed{false};
   std::unique_ptr<std::uint8_t[]> initialised;  // one byte per byte: written yet?
   // Per 4-byte word: (launch id << 40) | (block + 1) of the last plain

@@ -60,6 +60,16 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   return cudaSuccess;
 }
 
+cudaError_t set_guard_bytes(void* base, std::size_t front, std::size_t back) {
+  Allocation* a = detail::find_live(base, 1);
+  if (!a || a->base != reinterpret_cast<std::uintptr_t>(base) || front + back > a->bytes) {
+    return fail(cudaErrorInvalidValue);
+  }
+  a->guard_front = front;
+  a->guard_back = back;
+  return cudaSuccess;
+}
+
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   detail::synchronize_device();

@@ -55,9 +55,37 @@ double BenchRun::median_ms_cold_l2(const std::function<void()>& work) {
   return cudalab::median(std::move(samples));
 }
 
+std::string BenchRun::same_size_copy_anchor(std::uint64_t bytes) {
+  const std::string name = "copy_" + std::to_string(bytes) + "_bytes";
+  if (result_.find_anchor(name) != nullptr) return name;
+  cudalab::DeviceBuffer<unsigned char> source(bytes);
+  cudalab::DeviceBuffer<unsigned char> destination(bytes);
+  source.fill_bytes(1);  // touch every page before timing
+  destination.fill_bytes(0);
+  const double ms = median_ms_cold_l2([&] {
+    CUDA_CHECK(cudaMemcpyAsync(destination.data(), source.data(), bytes, cudaMemcpyDeviceToDevice));
+  });
+  Anchor anchor;
+  anchor.name = name;
+  anchor.bytes = 2 * bytes;  // read + written, as the kernels count theirs
+  anchor.time_ms = ms;
+  anchor.value = static_cast<double>(*anchor.bytes) / ms / 1e6;
+  anchor.unit = "GB/s";
+  anchor.source = "cudaMemcpyAsync device to device of " + std::to_string(bytes) +
+                  " bytes, L2 flushed before each run, median of " + std::to_string(repeats_) +
+                  ", bytes read + written";
+  result_.add_anchor(anchor);
+  return name;
+}
+
+void BenchRun::add_note(const std::string& note) {
+  std::cout << "note: " << note << "\n";
+  result_.notes.push_back(note);
+}
+
 const Figure& BenchRun::add_bandwidth(std::string name, std::string version,
                                       std::vector<std::int64_t> shape, std::uint64_t bytes,
-                                      double ms) {
+                                      double ms, const std::string& anchor) {
   Figure figure;
   figure.name = std::move(name);
   figure.version = std::move(version);
@@ -66,7 +94,7 @@ const Figure& BenchRun::add_bandwidth(std::string name, std::string version,
   figure.time_ms = ms;
   figure.value = static_cast<double>(bytes) / ms / 1e6;
   figure.unit = "GB/s";
-  result_.add_figure(figure);
+  result_.add_figure(figure, anchor);
   return result_.figures.back();
 }
 
@@ -111,14 +139,17 @@ void BenchRun::merge_pytorch_throughput(const std::string& name) {
   }
 }
 
-void BenchRun::merge_pytorch(const std::string& name, const std::string& version,
-                             const std::string& anchor_name, const std::string& job) {
+void BenchRun::merge_pytorch(
+    const std::string& name, const std::string& version, const std::string& anchor_name,
+    const std::string& job,
+    const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for) {
   if (pytorch_json_.empty()) return;
   const nlohmann::json json = read_pytorch_figures(pytorch_json_);
   const nlohmann::json* largest = nullptr;
   for (const auto& figure : json.at("figures")) {
-    add_bandwidth(name, version, figure.at("shape").get<std::vector<std::int64_t>>(),
-                  figure.at("bytes").get<std::uint64_t>(), figure.at("time_ms").get<double>());
+    const auto shape = figure.at("shape").get<std::vector<std::int64_t>>();
+    add_bandwidth(name, version, shape, figure.at("bytes").get<std::uint64_t>(),
+                  figure.at("time_ms").get<double>(), anchor_for ? anchor_for(shape) : "");
     if (largest == nullptr || figure.at("bytes") > largest->at("bytes")) largest = &figure;
   }
   if (largest == nullptr) return;
@@ -136,11 +167,15 @@ void BenchRun::merge_pytorch(const std::string& name, const std::string& version
 int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,
                const std::function<void(BenchRun&)>& body) {
   CLI::App app{tool + ": lab " + lab + "'s kernels timed on the GPU against anchors"};
-  std::string out_path, pytorch_json;
+  std::string out_path, pytorch_json, no_pytorch;
   int repeats = 20;
   app.add_option("--out", out_path, "the result file to write")->required();
-  app.add_option("--pytorch-json", pytorch_json,
-                 "PyTorch's figures from the lab's bench_pytorch.py, merged as anchors");
+  auto* with_pytorch =
+      app.add_option("--pytorch-json", pytorch_json,
+                     "PyTorch's figures from the lab's bench_pytorch.py, merged as anchors");
+  app.add_option("--no-pytorch", no_pytorch,
+                 "why there are no PyTorch figures (said in the result file)")
+      ->excludes(with_pytorch);
   app.add_option("--repeats", repeats, "timed runs per figure (the median is kept)")
       ->check(CLI::PositiveNumber);
   try {
@@ -155,6 +190,7 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
       return 1;
     }
     BenchRun run(tool, lab, argc, argv, repeats, pytorch_json);
+    if (!no_pytorch.empty()) run.add_note("no PyTorch anchor: " + no_pytorch);
     body(run);
     cudalab::write_result(out_path, run.result());
     std::cout << "result written to " << out_path << "\n";

@@ -7,7 +7,8 @@ JSON to the lab's bench program (--pytorch-json):
   {"tool": "bench_pytorch.py", "torch_version": "...", "device": "...", "repeats": 20,
    "figures": [{"shape": [...], "bytes": ..., "time_ms": ...}, ...]}
 
-(plus "version" and "flops" in a figure when the lab's cases give them).
+(plus "version" and "flops" in a figure when the lab's cases give them, and
+the keys a lab's extra_results adds).
 """
 import argparse
 import json
@@ -31,14 +32,19 @@ def median_ms(torch, work, flush, repeats):
     return statistics.median(times)
 
 
-def main(description, cases):
+def main(description, cases, extra_arguments=None, extra_results=None):
     """cases(torch, device) yields (shape, bytes, work) or (shape, bytes, work, extra):
     work() runs the job once; extra (a dict, e.g. {"version": ..., "flops": ...}) is
     copied into the figure. The generator runs between timings, so it may set
-    flags (torch.backends...) for the work it yields next."""
+    flags (torch.backends...) for the work it yields next.
+    extra_arguments(parser) adds a lab's own options; extra_results(torch, device,
+    args, time_ms) returns a dict of more top-level keys, time_ms(work) timing
+    work() as the figures are timed."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", help="write the JSON here instead of stdout")
     parser.add_argument("--repeats", type=int, default=20)
+    if extra_arguments:
+        extra_arguments(parser)
     args = parser.parse_args()
 
     try:
@@ -62,6 +68,9 @@ def main(description, cases):
     result = {"tool": "bench_pytorch.py", "torch_version": torch.__version__,
               "device": torch.cuda.get_device_name(device), "repeats": args.repeats,
               "figures": figures}
+    if extra_results:
+        result.update(extra_results(torch, device, args,
+                                    lambda work: median_ms(torch, work, flush, args.repeats)))
     text = json.dumps(result, indent=2)
     if args.out:
         with open(args.out, "w") as f:

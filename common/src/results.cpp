@@ -268,6 +268,7 @@ json to_json(const ResultFile& result) {
     for (const Timeline& timeline : result.timelines)
       j["timelines"].push_back(timeline_to_json(timeline));
   }
+  if (!result.notes.empty()) j["notes"] = result.notes;
   return j;
 }
 
@@ -670,6 +671,12 @@ ResultFile result_from_json(const json& j, const std::string& source) {
     const json& timelines = fields.array("timelines");
     for (std::size_t i = 0; i < timelines.size(); ++i) {
       result.timelines.push_back(timeline_from_json(timelines[i], element("timelines", i), source));
+    }
+  }
+  if (fields.optional("notes") != nullptr) {
+    for (const json& note : fields.array("notes")) {
+      if (!note.is_string()) fields.fail("notes", "must hold strings");
+      result.notes.push_back(note.get<std::string>());
     }
   }
   return result;

@@ -1,10 +1,11 @@
 // lab01_bench: `./lab bench 01`. Times each version of a (x, y) += b (y) on
-// the GPU, from L2-resident sizes to 1 GiB, next to the device-to-device copy
-// (and PyTorch's a.add_(b), from bench_pytorch.py) measured in the same run.
+// the GPU, from 8 MiB to 1 GiB, each as a fraction of a device-to-device copy
+// of a's size timed the same way in the same run (and PyTorch's a.add_(b),
+// from bench_pytorch.py).
 //
 // Bandwidth = bytes / time, with bytes = 4 * (x*y + y + x*y): read a, read b,
 // write a (b is read once from DRAM; its re-reads hit the caches). The copy
-// anchor counts its read and its write the same way.
+// anchors count their read and their write the same way.
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -69,20 +70,32 @@ void bench(cudalab::harness::BenchRun& run) {
   a.fill_bytes(0);
   cudalab::DeviceBuffer<float> b(rng.uniform(kColumns, -1.0f, 1.0f));
 
-  std::printf("%-18s %14s %10s %10s %8s\n", "version", "a (x, y)", "ms", "GB/s", "of copy");
+  // One copy anchor per size, measured before the kernels.
+  std::vector<std::string> copy_of_a;
+  for (const int rows : kRows) {
+    copy_of_a.push_back(run.same_size_copy_anchor(std::uint64_t{4} * rows * kColumns));
+  }
+
+  std::printf("%-18s %14s %10s %10s %13s\n", "version", "a (x, y)", "ms", "GB/s", "of same copy");
   for (const Version& version : versions) {
     if (!validate(version, rng)) continue;
-    for (const int rows : kRows) {
+    for (std::size_t s = 0; s < std::size(kRows); ++s) {
+      const int rows = kRows[s];
       const double ms = run.median_ms_cold_l2(
           [&] { version.run(a.data(), b.data(), rows, kColumns, version.block_size); });
       const auto& figure = run.add_bandwidth("broadcast_sum", version.name, {rows, kColumns},
-                                             bytes_moved(rows, kColumns), ms);
-      std::printf("%-18s %6d x %5d %10.4f %10.0f %7.0f%%\n", version.name, rows, kColumns, ms,
+                                             bytes_moved(rows, kColumns), ms, copy_of_a[s]);
+      std::printf("%-18s %6d x %5d %10.4f %10.0f %12.0f%%\n", version.name, rows, kColumns, ms,
                   figure.value, 100 * (figure.fraction_of ? figure.fraction_of->value : 0));
     }
   }
   run.merge_pytorch("broadcast_sum", "pytorch_add_", "pytorch:broadcast_add",
-                    "a.add_(b) with b broadcast over rows (bench_pytorch.py)");
+                    "a.add_(b) with b broadcast over rows (bench_pytorch.py)",
+                    [&](const std::vector<std::int64_t>& shape) {
+                      return run.same_size_copy_anchor(std::uint64_t{4} *
+                                                       static_cast<std::uint64_t>(shape.at(0)) *
+                                                       static_cast<std::uint64_t>(shape.at(1)));
+                    });
 }
 
 }  // namespace

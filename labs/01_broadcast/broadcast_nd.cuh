@@ -112,9 +112,10 @@ __global__ void broadcast_add_kernel([[maybe_unused]] T* out, [[maybe_unused]] c
 // out = a + b, where out holds element_count(broadcast_shapes(a_shape,
 // b_shape)) elements (it may be a itself when a already has the result's
 // shape). Shapes that cannot broadcast throw before anything is launched.
+// The kernel runs on `stream` (exercise 6 passes PyTorch's current stream).
 template <class T>
 void broadcast_add(T* out, const T* a, const Shape& a_shape, const T* b, const Shape& b_shape,
-                   int block_size) {
+                   int block_size, cudaStream_t stream = 0) {
   const Shape out_shape = broadcast_shapes(a_shape, b_shape);
   const std::int64_t size = element_count(out_shape);
   if (size > std::numeric_limits<int>::max()) {
@@ -136,7 +137,8 @@ void broadcast_add(T* out, const T* a, const Shape& a_shape, const T* b, const S
   indexing.b_strides = broadcast_strides(b_shape);
 
   const auto blocks = static_cast<unsigned>((size + block_size - 1) / block_size);
-  broadcast_add_kernel<T><<<blocks, block_size>>>(out, a, b, indexing, static_cast<int>(size));
+  broadcast_add_kernel<T>
+      <<<blocks, block_size, 0, stream>>>(out, a, b, indexing, static_cast<int>(size));
 }
 
 }  // namespace CUDALAB_BACKEND

@@ -126,8 +126,12 @@ std::vector<std::int64_t> sizes_to_try(int block_size) {
   const std::int64_t one_thread_in_last_block =
       full_last_block + 1 <= kIntMax ? full_last_block + 1 : full_last_block - block_size + 1;
   const std::int64_t one_row = kMaxGridYZ * block_size;
+  // Where float stops counting exactly (2^24 + 1 and 2^30 + 1 round down to
+  // a power of two): launch arithmetic done in float misses the last block.
+  constexpr std::int64_t kPastFloat = (std::int64_t{1} << 24) + 1;
+  constexpr std::int64_t kFarPastFloat = (std::int64_t{1} << 30) + 1;
   return {kIntMax, kIntMax - 1, 46337LL * 46337, full_last_block, one_thread_in_last_block,
-          one_row, one_row + 1};
+          one_row, one_row + 1, kPastFloat,      kPastFloat + 2,  kFarPastFloat};
 }
 
 TEST_P(Ex2LaunchShape, Ex2_LaunchShapeCoversSizesUpToIntMax) {

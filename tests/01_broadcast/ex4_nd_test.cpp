@@ -196,21 +196,41 @@ TEST_P(Ex4Broadcast, Ex4_IncompatibleShapesThrowAndWriteNothing) {
   }
 }
 
+// PyTorch names the first mismatch it meets walking from the last dimension
+// to the first: with several, the rightmost one.
 TEST_P(Ex4Broadcast, Ex4_MismatchMessageNamesTheDimension) {
-  try {
-    backend().broadcast_shapes({3, 4}, {5});
-    ADD_FAILURE() << "broadcast_shapes([3, 4], [5]) must throw std::invalid_argument";
-  } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("-1"), std::string::npos)
-        << "say which dimension does not match (counted from the right: -1), got: " << message;
-    EXPECT_NE(message.find("4 and 5"), std::string::npos)
-        << "say which sizes do not match (\"4 and 5\"), got: " << message;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "broadcast_shapes([3, 4], [5]) threw something other than "
-                     "std::invalid_argument: "
-                  << e.what();
+  struct Case {
+    Shape a, b;
+    std::string dimension, sizes;
+  };
+  const Case cases[] = {{{3, 4}, {5}, "-1", "4 and 5"},
+                        {{2, 3}, {4, 5}, "-1", "3 and 5"},
+                        {{7, 3, 1}, {2, 3, 4}, "-3", "7 and 2"},
+                        {{6, 2, 9, 1}, {5, 4, 9, 8}, "-3", "2 and 4"}};
+  for (const Case& c : cases) {
+    const std::string call = "broadcast_shapes(" + to_string(c.a) + ", " + to_string(c.b) + ")";
+    try {
+      backend().broadcast_shapes(c.a, c.b);
+      ADD_FAILURE() << call << " must throw std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("dimension " + c.dimension), std::string::npos)
+          << call << ": say which dimension does not match, counted from the right as PyTorch "
+          << "finds it (the rightmost mismatch: dimension " << c.dimension << "), got: " << message;
+      EXPECT_NE(message.find(c.sizes), std::string::npos)
+          << call << ": say which sizes do not match (\"" << c.sizes << "\"), got: " << message;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << call << " threw something other than std::invalid_argument: " << e.what();
+    }
   }
+}
+
+// Past 2^24 elements a float no longer counts every integer: 2^24 + 1
+// becomes 2^24, and a block count computed as ceil(float(size) / 128) is one
+// block short, leaving the last element unwritten.
+TEST_P(Ex4Broadcast, Ex4_BlockCountPastFloatPrecision) {
+  constexpr std::int64_t kSize = (std::int64_t{1} << 24) + 1;
+  expect_fp32_correct({kSize}, {1}, 128);
 }
 
 CUDALAB_ON_BOTH_BACKENDS(Ex4Broadcast);

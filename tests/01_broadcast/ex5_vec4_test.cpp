@@ -55,11 +55,13 @@ class Ex5Vectorized : public OnBackend {
 };
 
 TEST_P(Ex5Vectorized, Ex5_TailsAndEveryAlignment) {
-  const int shapes[][2] = {{1, 1}, {1, 2}, {1, 3}, {1, 4},   {1, 5},    {3, 7},
-                           {7, 3}, {5, 8}, {2, 6}, {17, 31}, {33, 1029}};
+  // Rows of 1, 2 and 3 floats put several rows in one float4, at every start.
+  const int shapes[][2] = {{1, 1},  {1, 2}, {1, 3}, {1, 4},  {1, 5},   {3, 7},
+                           {7, 3},  {5, 8}, {2, 6}, {9, 1},  {6, 2},   {7, 2},
+                           {11, 3}, {4, 3}, {2, 1}, {13, 2}, {17, 31}, {33, 1029}};
   for (const auto& shape : shapes) {
     for (int offset = 0; offset < 4; ++offset) {
-      for (int block_size : {32, 256}) run_and_check(shape[0], shape[1], offset, block_size);
+      for (int block_size : {1, 32, 256}) run_and_check(shape[0], shape[1], offset, block_size);
     }
   }
 }

@@ -122,6 +122,9 @@ struct ResultFile {
   std::vector<Figure> figures{};
   std::vector<Anchor> anchors{};
   std::vector<Timeline> timelines{};
+  // What the run could not measure, and why, one line each (e.g. "no
+  // PyTorch anchor: python3 cannot import torch").
+  std::vector<std::string> notes{};
 
   // Appends `figure` after checking that its numbers are finite and
   // non-negative (std::invalid_argument otherwise). Unless the figure

@@ -43,6 +43,13 @@ cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
   return cudaMalloc(reinterpret_cast<void**>(ptr), bytes);
 }
 cudaError_t cudaFree(void* ptr);
+// Not CUDA: a test harness's guard bytes. The first `front` and last `back`
+// bytes of the cudaMalloc allocation at `base` belong to no tensor the
+// kernel was given: a kernel access there is an out-of-bounds error, as
+// outside the allocation, while host copies still reach them. Where a guard
+// is only compared afterwards, a read of it (a tail done by over-reading a
+// whole float4) goes unseen.
+cudaError_t set_guard_bytes(void* base, std::size_t front, std::size_t back);
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream = nullptr);

@@ -38,9 +38,20 @@ class BenchRun {
   double median_ms_cold_l2(const std::function<void()>& work);
 
   // Adds a bandwidth figure (GB/s from bytes and the time) and returns it
-  // as added, with its fraction of the copy anchor.
+  // as added, with its fraction of `anchor` (default: the 1 GiB copy).
   const Figure& add_bandwidth(std::string name, std::string version,
-                              std::vector<std::int64_t> shape, std::uint64_t bytes, double ms);
+                              std::vector<std::int64_t> shape, std::uint64_t bytes, double ms,
+                              const std::string& anchor = "");
+
+  // The anchor for a kernel that streams `bytes` in and `bytes` out: a
+  // device-to-device copy of `bytes`, timed as the kernels are (L2 flushed
+  // before each run, median), measured on first use; returns its name. A
+  // small kernel is then compared with a copy of its own size, not with one
+  // of 1 GiB (at 8 MiB a copy's fixed costs are a tenth of its time).
+  std::string same_size_copy_anchor(std::uint64_t bytes);
+
+  // Says in the result file (and on stdout) what this run could not measure.
+  void add_note(const std::string& note);
 
   // Adds a throughput figure (TFLOP/s = flops / time) and returns it as
   // added, with its fraction of `anchor` when that anchor is in the result
@@ -62,8 +73,12 @@ class BenchRun {
   // figures of shape, bytes, time_ms; torch_version; repeats) as version
   // `version` of figure `name`, and the largest one as anchor `anchor`
   // described by `job`. Does nothing when the run has no PyTorch figures.
-  void merge_pytorch(const std::string& name, const std::string& version, const std::string& anchor,
-                     const std::string& job);
+  // `anchor_for`, when given, names each figure's anchor from its shape
+  // (e.g. the same-size copy); otherwise the 1 GiB copy.
+  void merge_pytorch(
+      const std::string& name, const std::string& version, const std::string& anchor,
+      const std::string& job,
+      const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for = {});
 
  private:
   struct FlushBuffer;
@@ -74,7 +89,8 @@ class BenchRun {
 };
 
 // main() of a lab's bench program: --out FILE (required), --pytorch-json
-// FILE, --repeats N; runs `body` and writes the result file. Returns the exit
+// FILE or --no-pytorch REASON, --repeats N; runs `body` and writes the
+// result file. Returns the exit
 // status (1 without a GPU, 2 for bad arguments or a failure).
 int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,
                const std::function<void(BenchRun&)>& body);

@@ -110,7 +110,13 @@ class GuardedBuffer {
   static constexpr std::size_t kGuardElements = 32;
 
   GuardedBuffer(const std::vector<T>& values, std::size_t before)
-      : before_(before), count_(values.size()), buffer_(staged(values, before)) {}
+      : before_(before), count_(values.size()), buffer_(staged(values, before)) {
+#if !CUDALAB_GPU
+    // The emulator refuses kernel accesses to the guards, reads included.
+    CUDA_CHECK(cudalab::emu::set_guard_bytes(buffer_.data(), before_ * sizeof(T),
+                                             kGuardElements * sizeof(T)));
+#endif
+  }
 
   T* data() { return buffer_.data() + before_; }
   OutputRegion region() { return {data(), sizeof(T), count_}; }
