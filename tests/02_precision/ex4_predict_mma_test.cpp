@@ -236,6 +236,20 @@ std::vector<Edge> edges_for(MmaFormat format) {
       {"a -infinite product wins", {-inf}, {2.0f}, 1.0f, 0xff800000u},
       {"c = -infinity wins", {1.0f}, {1.0f}, -inf, 0xff800000u},
       {"c = NaN", {1.0f}, {1.0f}, NAN, nx::fp32_canonical_nan},
+      // A zero term has no exponent: 0 * 2^15 (fp16) or 0 * 2^127 must not
+      // set the alignment to 2^1 and cut the 2^-27 off the one real product.
+      {"a zero product does not set the alignment",
+       {0.0f, 1.0f + two_to(-7)},
+       {two_to(format == MmaFormat::fp16 ? 15 : 127), two_to(-20)},
+       0.0f,
+       0x35810000u},
+      // c 68 places below the products' exponent: a shift of 64 or more
+      // leaves nothing (a bare 64-bit shift by 68 would shift by 4).
+      {"c far below the products is cut off entirely",
+       {two_to(format == MmaFormat::fp16 ? 15 : 35)},
+       {two_to(format == MmaFormat::fp16 ? 15 : 35)},
+       format == MmaFormat::fp16 ? two_to(-38) : 1.0f,
+       format == MmaFormat::fp16 ? 0x4e800000u : 0x62800000u},
   };
   if (format == MmaFormat::fp16) {
     // 1.5 * 1.5 = 2.25 counts as exponent 0 (the exponents' sum), so the

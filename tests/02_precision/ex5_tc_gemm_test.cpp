@@ -172,9 +172,12 @@ TEST_P(Ex5TensorCoreGemm, Ex5_SmallIntegersExactly) {
 TEST_P(Ex5TensorCoreGemm, Ex5_BitForBitLikeTheModelAtAwkwardSizes) {
   // 129 x 133 x 37: two block tiles in m and n, and in k two steps of fp16
   // (32) and three of TF32 (16), the last ones partial; 256 x 160 x 64: the
-  // same with rows that allow 16-byte loads.
-  const int sizes[][3] = {{1, 1, 1}, {17, 31, 23}, {131, 7, 67}, {5, 9, 3},      {5, 7, 0},
-                          {0, 9, 4}, {6, 0, 3},    {64, 64, 64}, {129, 133, 37}, {256, 160, 64}};
+  // same with rows that allow 16-byte loads. 24 x 18 x 40 and 24 x 40 x 18:
+  // rows of only one of A and B allow them (in both formats), so each
+  // matrix must be copied its own way.
+  const int sizes[][3] = {{1, 1, 1},    {17, 31, 23}, {131, 7, 67},   {5, 9, 3},
+                          {5, 7, 0},    {0, 9, 4},    {6, 0, 3},      {64, 64, 64},
+                          {24, 18, 40}, {24, 40, 18}, {129, 133, 37}, {256, 160, 64}};
   for (MmaFormat format : formats) {
     for (const auto& size : sizes) expect_model(random_problem(format, size[0], size[1], size[2]));
   }

@@ -60,8 +60,11 @@ class Ex6RoundOperands : public OnBackend {
  protected:
   // x rounded by the student's round_operands.
   std::vector<float> rounded(std::vector<float> x, OperandRounding rounding) {
-    EXPECT_TRUE(ran(backend().round_operands(x, rounding)))
-        << "round_operands " << to_string(rounding);
+    const std::string what =
+        "round_operands " + to_string(rounding) + " on " + std::to_string(x.size()) + " values";
+    const cudalab::harness::Observation run = backend().round_operands(x, rounding);
+    EXPECT_TRUE(ran(run)) << what;
+    EXPECT_TRUE(cudalab::harness::nothing_written_outside(run, what));
     return x;
   }
 };
