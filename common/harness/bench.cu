@@ -164,6 +164,24 @@ void BenchRun::merge_pytorch(
   result_.add_anchor(anchor);
 }
 
+void BenchRun::merge_pytorch_section(
+    const std::string& key, const std::string& name, const std::string& version,
+    const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for) {
+  if (pytorch_json_.empty()) return;
+  const nlohmann::json json = read_pytorch_figures(pytorch_json_);
+  if (!json.contains(key)) return;
+  const nlohmann::json& section = json.at(key);
+  if (section.contains("error")) {
+    add_note(version + " was not timed: " + section.at("error").get<std::string>());
+    return;
+  }
+  for (const auto& figure : section.at("figures")) {
+    const auto shape = figure.at("shape").get<std::vector<std::int64_t>>();
+    add_bandwidth(name, version, shape, figure.at("bytes").get<std::uint64_t>(),
+                  figure.at("time_ms").get<double>(), anchor_for ? anchor_for(shape) : "");
+  }
+}
+
 int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,
                const std::function<void(BenchRun&)>& body) {
   CLI::App app{tool + ": lab " + lab + "'s kernels timed on the GPU against anchors"};

@@ -89,13 +89,14 @@ void bench(cudalab::harness::BenchRun& run) {
                   figure.value, 100 * (figure.fraction_of ? figure.fraction_of->value : 0));
     }
   }
+  const auto copy_of_shape = [&](const std::vector<std::int64_t>& shape) {
+    return run.same_size_copy_anchor(std::uint64_t{4} * static_cast<std::uint64_t>(shape.at(0)) *
+                                     static_cast<std::uint64_t>(shape.at(1)));
+  };
   run.merge_pytorch("broadcast_sum", "pytorch_add_", "pytorch:broadcast_add",
-                    "a.add_(b) with b broadcast over rows (bench_pytorch.py)",
-                    [&](const std::vector<std::int64_t>& shape) {
-                      return run.same_size_copy_anchor(std::uint64_t{4} *
-                                                       static_cast<std::uint64_t>(shape.at(0)) *
-                                                       static_cast<std::uint64_t>(shape.at(1)));
-                    });
+                    "a.add_(b) with b broadcast over rows (bench_pytorch.py)", copy_of_shape);
+  // Exercise 6's operator, torch.ops.cudalab.broadcast_add_(a, b), when built.
+  run.merge_pytorch_section("cudalab_op", "broadcast_sum", "ex6_torch_op", copy_of_shape);
 }
 
 }  // namespace

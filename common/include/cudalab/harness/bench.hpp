@@ -80,6 +80,15 @@ class BenchRun {
       const std::string& job,
       const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for = {});
 
+  // Merges the figures under `key` of the JSON bench_pytorch.py wrote
+  // ({"figures": [...]} as above, or {"error": "..."}, e.g. a student's
+  // PyTorch operator) as version `version` of figure `name`, each against
+  // the anchor `anchor_for` names; an "error" becomes a note. Does nothing
+  // when the run has no PyTorch figures or the key is absent.
+  void merge_pytorch_section(
+      const std::string& key, const std::string& name, const std::string& version,
+      const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for = {});
+
  private:
   struct FlushBuffer;
   ResultFile result_;
