@@ -76,7 +76,26 @@ bool supported(const GemmTypes& t, MathMode mode) {
   return t.output == E::fp32 || t.output == t.inputs;
 }
 
+std::size_t span_bytes(int rows, int columns, int ld, ElementType type) {
+  if (rows == 0 || columns == 0) return 0;
+  const auto elements = static_cast<std::size_t>(columns - 1) * static_cast<std::size_t>(ld) +
+                        static_cast<std::size_t>(rows);
+  return elements * static_cast<std::size_t>(element_bytes(type));
+}
+
 }  // namespace
+
+MatrixBytes matrix_bytes(const GemmCall& call) {
+  const bool a_transposed = call.op_a == Op::transpose;
+  const bool b_transposed = call.op_b == Op::transpose;
+  MatrixBytes bytes;
+  bytes.a = span_bytes(a_transposed ? call.k : call.m, a_transposed ? call.m : call.k, call.lda,
+                       call.types.inputs);
+  bytes.b = span_bytes(b_transposed ? call.n : call.k, b_transposed ? call.k : call.n, call.ldb,
+                       call.types.inputs);
+  bytes.c = span_bytes(call.m, call.n, call.ldc, call.types.output);
+  return bytes;
+}
 
 void validate(const GemmCall& call) {
   require_size("m", call.m);

@@ -70,6 +70,15 @@ cudaError_t set_guard_bytes(void* base, std::size_t front, std::size_t back) {
   return cudaSuccess;
 }
 
+std::size_t device_bytes_from(const void* p) noexcept {
+  const Allocation* a = detail::find_live(p, 1);
+  if (!a) return 0;
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t end = a->base + a->bytes - a->guard_back;
+  if (address < a->base + a->guard_front || address >= end) return 0;
+  return end - address;
+}
+
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   detail::synchronize_device();

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cudalab/blas.hpp"
+#include "cudalab/device_buffer.hpp"
 #include "gemm_check.hpp"
 
 namespace {
@@ -135,6 +137,29 @@ TEST(BlasStandIn, BetaZeroIgnoresCAndEmptyKScalesC) {
   cudalab::blas::gemm(handle, Op::none, Op::none, 1, 1, 0, 1.0f, nullptr, 1, nullptr, 1, 0.5f, &c,
                       1, cudalab::blas::fp32_gemm, MathMode::pedantic);
   EXPECT_EQ(c, 3.0f);
+}
+
+// A matrix in emulator device memory must fit in its allocation: an fp16 C
+// of 4 x 4 passed as fp32 spans twice its bytes (cuBLAS would write past it
+// on the GPU). The call names the matrix and writes nothing.
+TEST(BlasStandIn, AMatrixLargerThanItsDeviceAllocationIsRefused) {
+  const cudalab::DeviceBuffer<float> a(std::vector<float>(16, 1.0f));
+  const cudalab::DeviceBuffer<float> b(std::vector<float>(16, 1.0f));
+  cudalab::DeviceBuffer<std::uint16_t> c_half(std::vector<std::uint16_t>(16, 0x3c00));
+  cudalab::blas::Handle handle;
+  try {
+    cudalab::blas::gemm(handle, Op::none, Op::none, 4, 4, 4, 1.0f, a.data(), 4, b.data(), 4, 0.0f,
+                        c_half.data(), 4, cudalab::blas::fp32_gemm, MathMode::pedantic);
+    ADD_FAILURE() << "a 4 x 4 fp32 C in a 32-byte allocation must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("C spans 64 bytes"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c_half.copy_to_host(), std::vector<std::uint16_t>(16, 0x3c00));
+  // The same call with a large enough C runs.
+  cudalab::DeviceBuffer<float> c(std::vector<float>(16, 0.0f));
+  cudalab::blas::gemm(handle, Op::none, Op::none, 4, 4, 4, 1.0f, a.data(), 4, b.data(), 4, 0.0f,
+                      c.data(), 4, cudalab::blas::fp32_gemm, MathMode::pedantic);
+  EXPECT_EQ(c.copy_to_host(), std::vector<float>(16, 4.0f));
 }
 
 // blas.hpp's recipe: row-major operands, swapped, give a row-major C.

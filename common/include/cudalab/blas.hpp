@@ -28,6 +28,10 @@
 #include "cudalab/blas/gemm_types.hpp"
 #include "cudalab/kernel.hpp"
 
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
 #if CUDALAB_GPU
 #include <cublas_v2.h>
 #endif
@@ -82,10 +86,31 @@ void gemm(Handle& handle, Op op_a, Op op_b, int m, int n, int k, float alpha, co
           int lda, const void* b, int ldb, float beta, void* c, int ldc, GemmTypes types,
           MathMode math_mode);
 #else
+// A matrix in device memory must fit in its allocation, as on the GPU,
+// where cuBLAS would read or write past it (an fp16 buffer passed as fp32,
+// an ld too large) and fault; here the call names the matrix instead. (The
+// stand-in also computes on host memory, which its own tests use.)
+inline void require_inside_allocation(const char* name, const void* pointer, std::size_t bytes,
+                                      ElementType type) {
+  const std::size_t available = cudalab::emu::device_bytes_from(pointer);
+  if (bytes == 0 || available == 0 || available >= bytes) return;
+  throw std::invalid_argument(std::string("cudalab::blas::gemm: ") + name + " spans " +
+                              std::to_string(bytes) + " bytes as " + to_string(type) +
+                              " from its pointer, but only " + std::to_string(available) +
+                              " bytes of its device allocation start there (a buffer of "
+                              "another element type, a leading dimension too large?)");
+}
+
 inline void gemm(Handle&, Op op_a, Op op_b, int m, int n, int k, float alpha, const void* a,
                  int lda, const void* b, int ldb, float beta, void* c, int ldc, GemmTypes types,
                  MathMode math_mode) {
-  cpu_gemm(GemmCall{op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, types, math_mode});
+  const GemmCall call{op_a, op_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, types, math_mode};
+  validate(call);
+  const MatrixBytes bytes = matrix_bytes(call);
+  require_inside_allocation("A", a, bytes.a, types.inputs);
+  require_inside_allocation("B", b, bytes.b, types.inputs);
+  require_inside_allocation("C", c, bytes.c, types.output);
+  cpu_gemm(call);
 }
 #endif
 

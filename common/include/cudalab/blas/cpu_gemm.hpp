@@ -18,6 +18,7 @@
 // to C's type. With beta == 0, C is not read (as in cuBLAS: it may hold NaN).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "cudalab/blas/gemm_types.hpp"
@@ -50,6 +51,13 @@ struct GemmCall {
 // a non-empty matrix, or a type / math-mode combination outside the table in
 // gemm_types.hpp. Both backends call it before anything runs.
 void validate(const GemmCall& call);
+
+// How many bytes each matrix of a valid call spans from its pointer
+// (column-major: (columns - 1) * ld + rows elements; 0 when it is empty).
+struct MatrixBytes {
+  std::size_t a = 0, b = 0, c = 0;
+};
+MatrixBytes matrix_bytes(const GemmCall& call);
 
 // The stand-in itself: validates, then computes on host memory.
 void cpu_gemm(const GemmCall& call);

@@ -50,6 +50,11 @@ cudaError_t cudaFree(void* ptr);
 // is only compared afterwards, a read of it (a tail done by over-reading a
 // whole float4) goes unseen.
 cudaError_t set_guard_bytes(void* base, std::size_t front, std::size_t back);
+// Not CUDA: how many bytes of device memory start at `p`, to the end of its
+// cudaMalloc allocation (less any guard bytes); 0 when `p` is not device
+// memory a kernel may touch. Library stand-ins (cudalab::blas for cuBLAS)
+// check the extent of their arguments with it, where the GPU would fault.
+std::size_t device_bytes_from(const void* p) noexcept;
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream = nullptr);

@@ -101,39 +101,12 @@ inline cudaStream_t current_stream() {
 #endif
 }
 
-// A contiguous tensor's elements for a kernel to read.
+// A contiguous tensor's elements where a kernel can reach them: the tensor's
+// own memory on the GPU; a copy in emulator device memory on the emulator.
 template <class T>
-class DeviceInput {
+class TensorOnDevice {
  public:
-  explicit DeviceInput(const at::Tensor& tensor) {
-    check_backend_and_layout(tensor);
-    TORCH_CHECK(tensor.element_size() == sizeof(T), "cudalab: ", tensor.scalar_type(),
-                " is not a tensor of ", sizeof(T), "-byte elements");
-    const auto* host = static_cast<const T*>(tensor.data_ptr());
-#if CUDALAB_GPU
-    data_ = host;
-#else
-    copy_ = DeviceBuffer<T>(std::span<const T>(host, static_cast<std::size_t>(tensor.numel())));
-    data_ = copy_.data();
-#endif
-  }
-
-  const T* data() const { return data_; }
-
- private:
-  const T* data_ = nullptr;
-#if !CUDALAB_GPU
-  DeviceBuffer<T> copy_;
-#endif
-};
-
-// A contiguous tensor's elements for a kernel to write (and read: an
-// in-place operator's `self`). write_back() after the launch: the GPU build
-// wrote the tensor itself; the emulator build copies its result into it.
-template <class T>
-class DeviceOutput {
- public:
-  explicit DeviceOutput(at::Tensor& tensor) : tensor_(tensor) {
+  explicit TensorOnDevice(const at::Tensor& tensor) {
     check_backend_and_layout(tensor);
     TORCH_CHECK(tensor.element_size() == sizeof(T), "cudalab: ", tensor.scalar_type(),
                 " is not a tensor of ", sizeof(T), "-byte elements");
@@ -146,20 +119,38 @@ class DeviceOutput {
 #endif
   }
 
-  T* data() { return data_; }
+ protected:
+  T* data_ = nullptr;
+#if !CUDALAB_GPU
+  DeviceBuffer<T> copy_;
+#endif
+};
+
+// A contiguous tensor's elements for a kernel to read.
+template <class T>
+class DeviceInput : TensorOnDevice<T> {
+ public:
+  explicit DeviceInput(const at::Tensor& tensor) : TensorOnDevice<T>(tensor) {}
+  const T* data() const { return this->data_; }
+};
+
+// A contiguous tensor's elements for a kernel to write (and read: an
+// in-place operator's `self`). write_back() after the launch: the GPU build
+// wrote the tensor itself; the emulator build copies its result into it.
+template <class T>
+class DeviceOutput : TensorOnDevice<T> {
+ public:
+  explicit DeviceOutput(at::Tensor& tensor) : TensorOnDevice<T>(tensor), tensor_(tensor) {}
+  T* data() { return this->data_; }
 
   void write_back() {
 #if !CUDALAB_GPU
-    copy_.copy_to_host(std::span<T>(static_cast<T*>(tensor_.data_ptr()), copy_.size()));
+    this->copy_.copy_to_host(std::span<T>(static_cast<T*>(tensor_.data_ptr()), this->copy_.size()));
 #endif
   }
 
  private:
   at::Tensor& tensor_;
-  T* data_ = nullptr;
-#if !CUDALAB_GPU
-  DeviceBuffer<T> copy_;
-#endif
 };
 
 }  // namespace CUDALAB_BACKEND
