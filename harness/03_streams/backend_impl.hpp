@@ -169,6 +169,15 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       spin_(busy_ms, t.get());
       sum(a, n, out.data(), t.get());
     };
+    // Whether the next block allocated on s is `a` (then written there, as a
+    // new tensor would be); waits for everything before the next scenario.
+    const auto next_block_on_s_is = [&](lab03::CachingAllocator& allocator, const float* a) {
+      auto* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
+      fill(b, n, 2.0f, s.get());
+      allocator.free(b);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      return b == a;
+    };
     result.observation = observe_call({}, {}, [&] {
       {
         lab03::CachingAllocator allocator;
@@ -176,10 +185,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
         float* a = filled_block(allocator);
         allocator.record_stream(a, s.get());
         allocator.free(a);
-        float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
-        result.own_stream_record_reused = b == a;
-        allocator.free(b);
-        CUDA_CHECK(cudaDeviceSynchronize());
+        result.own_stream_record_reused = next_block_on_s_is(allocator, a);
       }
       {
         lab03::CachingAllocator allocator;
@@ -188,11 +194,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
         allocator.record_stream(a, t.get());
         allocator.free(a);
         CUDA_CHECK(cudaStreamSynchronize(s.get()));
-        float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
-        result.reused_while_recorded_stream_busy = b == a;
-        fill(b, n, 2.0f, s.get());
-        allocator.free(b);
-        CUDA_CHECK(cudaDeviceSynchronize());
+        result.reused_while_recorded_stream_busy = next_block_on_s_is(allocator, a);
       }
       for (const bool busy_first : {false, true}) {
         lab03::CachingAllocator allocator;
@@ -201,12 +203,9 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
         allocator.record_stream(a, busy_first ? t.get() : idle.get());
         allocator.record_stream(a, busy_first ? idle.get() : t.get());
         allocator.free(a);
-        float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
         (busy_first ? result.reused_while_first_recorded_stream_busy
-                    : result.reused_while_second_recorded_stream_busy) = b == a;
-        fill(b, n, 2.0f, s.get());
-        allocator.free(b);
-        CUDA_CHECK(cudaDeviceSynchronize());
+                    : result.reused_while_second_recorded_stream_busy) =
+            next_block_on_s_is(allocator, a);
       }
       {
         lab03::CachingAllocator allocator;
