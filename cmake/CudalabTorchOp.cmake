@@ -119,6 +119,10 @@ function(cudalab_add_torch_op number name)
   set(tests "${PROJECT_SOURCE_DIR}/${ARG_TESTS}")
 
   cudalab_find_torch_python(torch)
+  # ./lab bench reads these from the cache: every lab's PyTorch anchors use
+  # the interpreter the build found, or say why there is none.
+  set(CUDALAB_TORCH_PYTHON "${torch_PYTHON}" CACHE INTERNAL "python3 whose torch the build uses")
+  set(CUDALAB_TORCH_WHY_NOT "${torch_WHY_NOT}" CACHE INTERNAL "why no python3 with torch")
   if(NOT torch_PYTHON)
     message(STATUS "${what} needs PyTorch: ${torch_WHY_NOT}; install python3-torch and "
                    "libtorch-dev, or set CUDALAB_PYTHON to a python3 that has torch")

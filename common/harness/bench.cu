@@ -139,20 +139,34 @@ void BenchRun::merge_pytorch_throughput(const std::string& name) {
   }
 }
 
-void BenchRun::merge_pytorch(
-    const std::string& name, const std::string& version, const std::string& anchor_name,
-    const std::string& job,
-    const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for) {
+namespace {
+
+using AnchorForShape = std::function<std::string(const std::vector<std::int64_t>&)>;
+
+// Each {"shape", "bytes", "time_ms"} of bench_pytorch.py's `figures` as a
+// bandwidth figure of `name`/`version`, against the anchor `anchor_for` names.
+void add_pytorch_bandwidths(BenchRun& run, const nlohmann::json& figures, const std::string& name,
+                            const std::string& version, const AnchorForShape& anchor_for) {
+  for (const auto& figure : figures) {
+    const auto shape = figure.at("shape").get<std::vector<std::int64_t>>();
+    run.add_bandwidth(name, version, shape, figure.at("bytes").get<std::uint64_t>(),
+                      figure.at("time_ms").get<double>(), anchor_for ? anchor_for(shape) : "");
+  }
+}
+
+}  // namespace
+
+void BenchRun::merge_pytorch(const std::string& name, const std::string& version,
+                             const std::string& anchor_name, const std::string& job,
+                             const AnchorForShape& anchor_for) {
   if (pytorch_json_.empty()) return;
   const nlohmann::json json = read_pytorch_figures(pytorch_json_);
-  const nlohmann::json* largest = nullptr;
-  for (const auto& figure : json.at("figures")) {
-    const auto shape = figure.at("shape").get<std::vector<std::int64_t>>();
-    add_bandwidth(name, version, shape, figure.at("bytes").get<std::uint64_t>(),
-                  figure.at("time_ms").get<double>(), anchor_for ? anchor_for(shape) : "");
-    if (largest == nullptr || figure.at("bytes") > largest->at("bytes")) largest = &figure;
-  }
-  if (largest == nullptr) return;
+  const nlohmann::json& figures = json.at("figures");
+  add_pytorch_bandwidths(*this, figures, name, version, anchor_for);
+  const auto largest =
+      std::max_element(figures.begin(), figures.end(),
+                       [](const auto& a, const auto& b) { return a.at("bytes") < b.at("bytes"); });
+  if (largest == figures.end()) return;
   Anchor anchor;
   anchor.name = anchor_name;
   anchor.bytes = largest->at("bytes").get<std::uint64_t>();
@@ -164,9 +178,8 @@ void BenchRun::merge_pytorch(
   result_.add_anchor(anchor);
 }
 
-void BenchRun::merge_pytorch_section(
-    const std::string& key, const std::string& name, const std::string& version,
-    const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for) {
+void BenchRun::merge_pytorch_section(const std::string& key, const std::string& name,
+                                     const std::string& version, const AnchorForShape& anchor_for) {
   if (pytorch_json_.empty()) return;
   const nlohmann::json json = read_pytorch_figures(pytorch_json_);
   if (!json.contains(key)) return;
@@ -175,11 +188,7 @@ void BenchRun::merge_pytorch_section(
     add_note(version + " was not timed: " + section.at("error").get<std::string>());
     return;
   }
-  for (const auto& figure : section.at("figures")) {
-    const auto shape = figure.at("shape").get<std::vector<std::int64_t>>();
-    add_bandwidth(name, version, shape, figure.at("bytes").get<std::uint64_t>(),
-                  figure.at("time_ms").get<double>(), anchor_for ? anchor_for(shape) : "");
-  }
+  add_pytorch_bandwidths(*this, section.at("figures"), name, version, anchor_for);
 }
 
 int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,
