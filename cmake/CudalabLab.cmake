@@ -1,4 +1,4 @@
-# cudalab_add_lab(<NN> <name> EXERCISES <k> [GPU_LIBRARIES <target>...]
+# cudalab_add_lab(<NN> <name> EXERCISES <k> [INTERPRETER] [GPU_LIBRARIES <target>...]
 #                 [EMU_SOURCES <file>...] [ROOT <folder>])
 #
 # Registers lab NN: the one line a lab adds to the top-level CMakeLists.txt.
@@ -12,7 +12,9 @@
 #   tests/NN_name/       GoogleTest sources; test names hold Ex<k>_
 # GPU_LIBRARIES: what the lab's GPU code links besides the CUDA runtime
 # (CUDA::cublas, ...). EMU_SOURCES: extra harness sources built with the host
-# compiler. ROOT: where the four folders are, relative to the source tree
+# compiler. INTERPRETER: the lab's code is tile programs (cudalab/tile), also
+# built for the tile interpreter; tests named Interp/... get the label interp.
+# ROOT: where the four folders are, relative to the source tree
 # (default: the top; tests/sample_lab holds the sample lab CI builds).
 #
 # The harness's backend_emu.cpp and backend_gpu.cu are also built over
@@ -69,7 +71,7 @@ function(cudalab_discover_tests target)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
 endfunction()
 
-# cudalab_lab_backends(<target> <code_dir> <harness_dir> [REFERENCE]
+# cudalab_lab_backends(<target> <code_dir> <harness_dir> [REFERENCE] [INTERPRETER]
 #                      [GPU_SIDE_OF <target>] [GPU_LIBRARIES <lib>...]
 #                      [EMU_SOURCES <file>...])
 #
@@ -83,8 +85,12 @@ endfunction()
 # mutant on the emulator alone, and a mutant's rebuild should not wait for
 # nvcc). REFERENCE builds it as the reference
 # (CUDALAB_REFERENCE=1: the inline namespaces on_emu_reference/on_gpu_reference).
+# INTERPRETER adds <target>_interp: backend_emu.cpp's copy built again with
+# CUDALAB_INTERPRET=1 for the tile library's interpreter (lab 05); it defines
+# the lab's make_[reference_]interpreter_backend().
 function(cudalab_lab_backends target code_dir harness)
-  cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE" "GPU_SIDE_OF" "GPU_LIBRARIES;EMU_SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE;INTERPRETER" "GPU_SIDE_OF"
+                        "GPU_LIBRARIES;EMU_SOURCES")
   file(GLOB code_files CONFIGURE_DEPENDS "${code_dir}/*.cuh" "${code_dir}/*.hpp" "${code_dir}/*.h")
   file(GLOB harness_files CONFIGURE_DEPENDS "${harness}/*.hpp" "${harness}/*.cuh")
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_emu")
@@ -109,6 +115,20 @@ function(cudalab_lab_backends target code_dir harness)
     list(APPEND libraries ${gpu_side})
   endif()
   target_link_libraries(${target} PUBLIC ${gpu_side} cudalab::harness ${ARG_GPU_LIBRARIES})
+  if(ARG_INTERPRETER)
+    # The tile interpreter: the same copy of backend_emu.cpp with
+    # CUDALAB_INTERPRET=1 (programs as loops on one CPU thread, names in
+    # on_interp), not instrumented: nothing to trace without CUDA threads.
+    # A file of its own, since instrumentation is a property of the source file.
+    file(CONFIGURE OUTPUT "${out}/backend_interp.cpp"
+         CONTENT "// The tile interpreter's build of backend_emu.cpp (cmake/CudalabLab.cmake).\n#include \"backend_emu.cpp\"\n")
+    add_library(${target}_interp STATIC "${out}/backend_interp.cpp")
+    target_compile_definitions(${target}_interp PRIVATE CUDALAB_INTERPRET=1)
+    target_include_directories(${target}_interp PUBLIC "${harness}" PRIVATE "${code_dir}")
+    target_link_libraries(${target}_interp PUBLIC cudalab::harness)
+    target_link_libraries(${target} PUBLIC ${target}_interp)
+    list(APPEND libraries ${target}_interp)
+  endif()
   foreach(library ${libraries})
     if(ARG_REFERENCE)
       target_compile_definitions(${library} PRIVATE CUDALAB_REFERENCE=1)
@@ -119,7 +139,11 @@ function(cudalab_lab_backends target code_dir harness)
 endfunction()
 
 function(cudalab_add_lab number name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "EXERCISES;ROOT" "GPU_LIBRARIES;EMU_SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "INTERPRETER" "EXERCISES;ROOT" "GPU_LIBRARIES;EMU_SOURCES")
+  set(interpreter "")
+  if(ARG_INTERPRETER)
+    set(interpreter INTERPRETER)
+  endif()
   set(dir "${number}_${name}")
   set(root "${PROJECT_SOURCE_DIR}")
   if(ARG_ROOT)
@@ -153,7 +177,7 @@ function(cudalab_add_lab number name)
   # One reference build serves every variant.
   set(reference ${lab}_backends_reference)
   cudalab_lab_backends(${reference} "${root}/solutions/${dir}" "${harness}" REFERENCE
-                       GPU_LIBRARIES ${ARG_GPU_LIBRARIES})
+                       ${interpreter} GPU_LIBRARIES ${ARG_GPU_LIBRARIES})
 
   set(variants graded)
   if(CUDALAB_CHECK_SKELETONS)
@@ -178,7 +202,7 @@ function(cudalab_add_lab number name)
       set(test_target test_${lab}_mutant)
     endif()
     set(backends ${lab}_backends_${variant})
-    cudalab_lab_backends(${backends} "${code_dir}" "${harness}" ${gpu_side}
+    cudalab_lab_backends(${backends} "${code_dir}" "${harness}" ${gpu_side} ${interpreter}
                          GPU_LIBRARIES ${ARG_GPU_LIBRARIES} EMU_SOURCES ${ARG_EMU_SOURCES})
 
     add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
@@ -193,6 +217,9 @@ function(cudalab_add_lab number name)
 
   cudalab_discover_tests(test_${lab} FILTER "*Emu*" LABELS ${lab} emu)
   cudalab_discover_tests(test_${lab} FILTER "*Gpu*" LABELS ${lab} gpu)
+  if(ARG_INTERPRETER)
+    cudalab_discover_tests(test_${lab} FILTER "*Interp*" LABELS ${lab} interp)
+  endif()
 
   if(CUDALAB_CHECK_SKELETONS)
     foreach(k RANGE 1 ${ARG_EXERCISES})

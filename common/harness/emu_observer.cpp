@@ -33,6 +33,7 @@ SectorSummary summarize(const emu::SectorStats& stats) {
   summary.requests = stats.requests;
   summary.sectors = stats.sectors;
   summary.efficiency = stats.efficiency();
+  summary.bytes = stats.bytes_requested;
   for (std::size_t k = stats.sectors_histogram.size(); k-- > 0;) {
     if (stats.sectors_histogram[k] != 0) {
       summary.max_sectors = static_cast<unsigned>(k);

@@ -37,6 +37,12 @@
 #ifndef CUDALAB_REFERENCE
 #define CUDALAB_REFERENCE 0
 #endif
+// CUDALAB_INTERPRET=1: the tile library's interpreter build (lab 05), whose
+// programs run as plain loops on one CPU thread over emulator memory; its
+// names live in on_interp / on_interp_reference.
+#ifndef CUDALAB_INTERPRET
+#define CUDALAB_INTERPRET 0
+#endif
 
 #if defined(__CUDACC__)
 #define CUDALAB_GPU 1
@@ -50,7 +56,11 @@
 #include <cuda_runtime.h>
 #else
 #define CUDALAB_GPU 0
-#if CUDALAB_REFERENCE
+#if CUDALAB_INTERPRET && CUDALAB_REFERENCE
+#define CUDALAB_BACKEND on_interp_reference
+#elif CUDALAB_INTERPRET
+#define CUDALAB_BACKEND on_interp
+#elif CUDALAB_REFERENCE
 #define CUDALAB_BACKEND on_emu_reference
 #else
 #define CUDALAB_BACKEND on_emu

@@ -40,6 +40,7 @@ struct SectorSummary {
   std::uint64_t requests = 0;
   std::uint64_t sectors = 0;
   unsigned max_sectors = 0;  // the worst single request
+  std::uint64_t bytes = 0;   // bytes the lanes asked for, request by request
   double efficiency = 0;     // bytes requested / bytes moved in whole sectors
   double sectors_per_request() const {
     return requests == 0 ? 0.0 : static_cast<double>(sectors) / static_cast<double>(requests);
@@ -95,8 +96,10 @@ struct OutputRegion {
   std::size_t count = 0;
 };
 
-// Which backend runs a lab's code.
-enum class Where { kEmulator, kGpu };
+// Which backend runs a lab's code. The interpreter (lab 05's tile programs
+// as plain loops on one CPU thread, CUDALAB_INTERPRET=1) uses the
+// emulator's memory but no CUDA threads.
+enum class Where { kEmulator, kGpu, kInterpreter };
 
 // What every lab's Backend interface starts with.
 class BackendBase {

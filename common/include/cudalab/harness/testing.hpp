@@ -29,34 +29,41 @@
 
 namespace cudalab::harness {
 
-inline void PrintTo(Where where, std::ostream* os) {
-  *os << (where == Where::kEmulator ? "emulator" : "gpu");
+inline const char* backend_word(Where where) {
+  return where == Where::kEmulator ? "emulator" : where == Where::kGpu ? "gpu" : "interpreter";
 }
 
+inline void PrintTo(Where where, std::ostream* os) { *os << backend_word(where); }
+
 inline std::string backend_param_name(const ::testing::TestParamInfo<Where>& info) {
-  return info.param == Where::kEmulator ? "emulator" : "gpu";
+  return backend_word(info.param);
 }
 
 // Base of every lab suite: GetParam() picks the backend, made once per
 // test program by the lab's two factories. The optional reference factories
 // build the same Backend over solutions/ (cmake/CudalabLab.cmake): reference()
 // is then the reference on the same backend, so that a test can grade one
-// exercise's part combined with the reference's other parts.
+// exercise's part combined with the reference's other parts. A lab whose
+// code also builds for the tile interpreter (lab 05) gives its two
+// interpreter factories last and instantiates CUDALAB_ON_ALL_BACKENDS.
 template <class Backend, std::unique_ptr<Backend> (*MakeEmulator)(),
           std::unique_ptr<Backend> (*MakeGpu)(std::string* why_not),
           std::unique_ptr<Backend> (*MakeReferenceEmulator)() = nullptr,
-          std::unique_ptr<Backend> (*MakeReferenceGpu)(std::string* why_not) = nullptr>
+          std::unique_ptr<Backend> (*MakeReferenceGpu)(std::string* why_not) = nullptr,
+          std::unique_ptr<Backend> (*MakeInterpreter)() = nullptr,
+          std::unique_ptr<Backend> (*MakeReferenceInterpreter)() = nullptr>
 class OnBackend : public ::testing::TestWithParam<Where> {
  protected:
   void SetUp() override {
     take_emulator_reports();  // reports of earlier tests are theirs
     std::string why_not;
-    backend_ = made<MakeEmulator, MakeGpu>(&why_not);
+    backend_ = made<MakeEmulator, MakeGpu, MakeInterpreter>(&why_not);
     if (backend_ == nullptr) {
       GTEST_SKIP() << "no usable GPU (" << why_not << "); this test runs on the GPU only";
     }
     if constexpr (MakeReferenceEmulator != nullptr && MakeReferenceGpu != nullptr) {
-      reference_ = made<MakeReferenceEmulator, MakeReferenceGpu>(&why_not);
+      reference_ =
+          made<MakeReferenceEmulator, MakeReferenceGpu, MakeReferenceInterpreter>(&why_not);
     }
   }
   void TearDown() override {
@@ -79,6 +86,7 @@ class OnBackend : public ::testing::TestWithParam<Where> {
     return *reference_;
   }
   bool on_emulator() const { return GetParam() == Where::kEmulator; }
+  bool on_interpreter() const { return GetParam() == Where::kInterpreter; }
   // For tests that plant a bug on purpose: emulator reports do not fail them.
   void expect_reports() { expect_reports_ = true; }
 
@@ -90,11 +98,20 @@ class OnBackend : public ::testing::TestWithParam<Where> {
   // One backend of each kind per test program; nullptr with `why_not` set
   // for a GPU backend where there is no usable GPU.
   template <std::unique_ptr<Backend> (*MakeEmu)(),
-            std::unique_ptr<Backend> (*MakeGpuBackend)(std::string*)>
+            std::unique_ptr<Backend> (*MakeGpuBackend)(std::string*),
+            std::unique_ptr<Backend> (*MakeInterp)()>
   Backend* made(std::string* why_not) {
     if (GetParam() == Where::kEmulator) {
       static const std::unique_ptr<Backend> emulator = MakeEmu();
       return emulator.get();
+    }
+    if (GetParam() == Where::kInterpreter) {
+      if constexpr (MakeInterp != nullptr) {
+        static const std::unique_ptr<Backend> interpreter = MakeInterp();
+        return interpreter.get();
+      }
+      ADD_FAILURE() << "CUDALAB_ON_ALL_BACKENDS: this suite's OnBackend has no interpreter factory";
+      return nullptr;
     }
     static std::string gpu_why_not;
     static const std::unique_ptr<Backend> gpu = MakeGpuBackend(&gpu_why_not);
@@ -112,6 +129,12 @@ class OnBackend : public ::testing::TestWithParam<Where> {
   INSTANTIATE_TEST_SUITE_P(Emu, Suite, ::testing::Values(::cudalab::harness::Where::kEmulator), \
                            ::cudalab::harness::backend_param_name);                             \
   INSTANTIATE_TEST_SUITE_P(Gpu, Suite, ::testing::Values(::cudalab::harness::Where::kGpu),      \
+                           ::cudalab::harness::backend_param_name)
+// ... and Interp/ for a lab with an interpreter build (test label interp).
+#define CUDALAB_ON_ALL_BACKENDS(Suite)                                                 \
+  CUDALAB_ON_BOTH_BACKENDS(Suite);                                                     \
+  INSTANTIATE_TEST_SUITE_P(Interp, Suite,                                              \
+                           ::testing::Values(::cudalab::harness::Where::kInterpreter), \
                            ::cudalab::harness::backend_param_name)
 #define CUDALAB_ON_EMULATOR_ONLY(Suite)                                                         \
   INSTANTIATE_TEST_SUITE_P(Emu, Suite, ::testing::Values(::cudalab::harness::Where::kEmulator), \
