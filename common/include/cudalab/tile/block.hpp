@@ -56,7 +56,7 @@ class Block {
   // The flat (row-major) index of slot i of this thread.
   __device__ static int element(int i) { return thread_rank() + i * kThreads; }
   // Whether slot i holds an element (false on threads past a small block).
-  __device__ static bool valid(int i) { return size >= kThreads || thread_rank() < size; }
+  __device__ static bool valid(int /*slot*/) { return size >= kThreads || thread_rank() < size; }
   // The row and column of slot i of a two-dimensional block.
   __device__ static int row(int i) { return element(i) / columns; }
   __device__ static int column(int i) { return element(i) % columns; }
