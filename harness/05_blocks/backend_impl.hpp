@@ -180,7 +180,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
   static std::vector<__half> as_halves(const std::vector<std::uint16_t>& bits) {
     std::vector<__half> halves(bits.size());
-    std::memcpy(static_cast<void*>(halves.data()), bits.data(), bits.size() * sizeof(std::uint16_t));
+    std::memcpy(static_cast<void*>(halves.data()), bits.data(),
+                bits.size() * sizeof(std::uint16_t));
     return halves;
   }
 };
