@@ -37,7 +37,7 @@ struct MatmulProgram {
         order(tile::program_id(0), tile::cdiv(m, kBlockM), tile::cdiv(n, kBlockN));
     const auto rows = tile_of_c.m * kBlockM + tile::arange<kBlockM>();  // (BM)
     const auto cols = tile_of_c.n * kBlockN + tile::arange<kBlockN>();  // (BN)
-    auto acc = tile::zeros<float, kBlockM, kBlockN>();                  // (BM, BN)
+    tile::Accumulator<kBlockM, kBlockN> acc;  // (BM, BN) zeros, in the tensor core's layout
     // TODO(ex4) begin, about 9 lines: the wrapped rows % m and cols % n;
     // for each K step: the (BM, BK) offsets into A and (BK, BN) into B,
     // loads masked on k with other 0, acc = tile::dot(a_block, b_block, acc).
