@@ -288,9 +288,9 @@ __device__ inline Block<float, M, N> to_block(const Accumulator<M, N>& acc) {
 
 // tl.store of a dot's result: converted to the block layout once, then
 // stored like any block.
-template <class T, int M, int N, int... MaskDims>
-__device__ inline void store(T* ptr, const Block<int, M, N>& offsets, const Accumulator<M, N>& acc,
-                             const Block<bool, MaskDims...>& mask) {
+template <class T, class Offsets, int M, int N, class Mask>
+__device__ inline void store(T* ptr, const Offsets& offsets, const Accumulator<M, N>& acc,
+                             const Mask& mask) {
   store(ptr, offsets, to_block(acc), mask);
 }
 
