@@ -23,8 +23,8 @@ inline namespace CUDALAB_BACKEND {
 
 namespace tile = cudalab::tile;
 
-inline constexpr int kBlockM = 64;
-inline constexpr int kBlockN = 128;
+inline constexpr int kBlockM = 128;
+inline constexpr int kBlockN = 64;
 inline constexpr int kBlockK = 32;
 
 template <class Order>

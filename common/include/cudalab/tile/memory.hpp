@@ -63,10 +63,10 @@ inline constexpr bool integer_offsets = std::is_integral_v<
 template <class T, class Offsets>
 requires(is_block_like<Offsets>) __device__ inline auto load(T* ptr, const Offsets& offsets) {
   static_assert(detail::integer_offsets<Offsets>, "tile::load: offsets must be integers");
-  using O = detail::Operand<Offsets>;
+  const auto o = materialize(offsets);
   typename detail::BlockOf<std::remove_cv_t<T>, detail::ShapeOfBlock<Offsets>>::type out;
   for (int i = 0; i < out.per_thread; ++i) {
-    if (out.valid(i)) out.v[i] = detail::element_at(ptr, O::at(offsets, i), "load");
+    if (out.valid(i)) out.v[i] = detail::element_at(ptr, o.v[i], "load");
   }
   return out;
 }
@@ -78,13 +78,13 @@ requires(is_block_like<Offsets>&& is_block_like<Mask>) __device__
                      std::remove_cv_t<T> other = std::remove_cv_t<T>(0)) {
   static_assert(detail::integer_offsets<Offsets>, "tile::load: offsets must be integers");
   using Shape = detail::ShapeOfBlock<Offsets>;
-  const auto m = detail::stretched<Mask, Shape>(mask);
-  using O = detail::Operand<Offsets>;
-  using M = detail::Operand<std::remove_cv_t<decltype(m)>>;
+  // Every address and mask bit first, then the loads: all of them in flight at once.
+  const auto o = materialize(offsets);
+  const auto m = materialize(detail::stretched<Mask, Shape>(mask));
   typename detail::BlockOf<std::remove_cv_t<T>, Shape>::type out;
   for (int i = 0; i < out.per_thread; ++i) {
     out.v[i] = other;
-    if (out.valid(i) && M::at(m, i)) out.v[i] = detail::element_at(ptr, O::at(offsets, i), "load");
+    if (out.valid(i) && m.v[i]) out.v[i] = detail::element_at(ptr, o.v[i], "load");
   }
   return out;
 }
@@ -95,14 +95,10 @@ requires(is_block_like<Offsets>&& is_block_like<Values>) __device__
     inline void store(T* ptr, const Offsets& offsets, const Values& values) {
   static_assert(detail::integer_offsets<Offsets>, "tile::store: offsets must be integers");
   using Shape = detail::ShapeOfBlock<Offsets>;
-  const auto v = detail::stretched<Values, Shape>(values);
-  using O = detail::Operand<Offsets>;
-  using V = detail::Operand<std::remove_cv_t<decltype(v)>>;
-  using Slots = typename detail::BlockOf<int, Shape>::type;
-  for (int i = 0; i < Slots::per_thread; ++i) {
-    if (Slots::valid(i)) {
-      detail::element_at(ptr, O::at(offsets, i), "store") = static_cast<T>(V::at(v, i));
-    }
+  const auto o = materialize(offsets);
+  const auto v = materialize(detail::stretched<Values, Shape>(values));
+  for (int i = 0; i < o.per_thread; ++i) {
+    if (o.valid(i)) detail::element_at(ptr, o.v[i], "store") = static_cast<T>(v.v[i]);
   }
 }
 
@@ -112,16 +108,11 @@ requires(is_block_like<Offsets>&& is_block_like<Values>&& is_block_like<Mask>) _
     inline void store(T* ptr, const Offsets& offsets, const Values& values, const Mask& mask) {
   static_assert(detail::integer_offsets<Offsets>, "tile::store: offsets must be integers");
   using Shape = detail::ShapeOfBlock<Offsets>;
-  using Slots = typename detail::BlockOf<int, Shape>::type;
-  const auto v = detail::stretched<Values, Shape>(values);
-  const auto m = detail::stretched<Mask, Shape>(mask);
-  using O = detail::Operand<Offsets>;
-  using V = detail::Operand<std::remove_cv_t<decltype(v)>>;
-  using M = detail::Operand<std::remove_cv_t<decltype(m)>>;
-  for (int i = 0; i < Slots::per_thread; ++i) {
-    if (Slots::valid(i) && M::at(m, i)) {
-      detail::element_at(ptr, O::at(offsets, i), "store") = static_cast<T>(V::at(v, i));
-    }
+  const auto o = materialize(offsets);
+  const auto v = materialize(detail::stretched<Values, Shape>(values));
+  const auto m = materialize(detail::stretched<Mask, Shape>(mask));
+  for (int i = 0; i < o.per_thread; ++i) {
+    if (o.valid(i) && m.v[i]) detail::element_at(ptr, o.v[i], "store") = static_cast<T>(v.v[i]);
   }
 }
 
