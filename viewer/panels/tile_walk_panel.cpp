@@ -188,7 +188,7 @@ void draw_tile_walk_panel(UiState& state) {
   const float cell =
       std::clamp(std::min((avail.x - spacing * walk.grids.size()) / std::max(total_cols, 1u),
                           (avail.y - font * 3) / std::max(most_rows, 1u)),
-                 2.0f, font * 3);
+                 2.0f, font * 5);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   float x = origin.x;

@@ -89,8 +89,8 @@ TEST(TileWalkModel, AProgramWalkFromPlacedAccessesCountsElementsAndBytes) {
   EXPECT_EQ(p.steps[1], (std::vector<TileTouch>{{0, 1, 1}, {1, 0, 0}}));
   EXPECT_EQ(p.elements[0], (std::vector<std::uint64_t>{8}));  // distinct, not accesses
   EXPECT_EQ(p.elements[1], (std::vector<std::uint64_t>{1, 4}));
-  EXPECT_EQ(p.bytes_loaded, 9u * 2);  // loads only, repeats count
-  EXPECT_DOUBLE_EQ(bytes_over_minimum(walk, 0), 18.0 / 16.0);
+  EXPECT_EQ(p.bytes_loaded, 10u * 2);  // loads only, the repeat too
+  EXPECT_DOUBLE_EQ(bytes_over_minimum(walk, 0), 20.0 / 16.0);
   EXPECT_DOUBLE_EQ(*masked_fraction(walk, 0, 0, {0, 0, 0}), 0.0);
   EXPECT_DOUBLE_EQ(*masked_fraction(walk, 0, 1, {0, 1, 1}), 7.0 / 8.0);  // 1 of 8 loaded
   EXPECT_FALSE(masked_fraction(walk, 0, 0, {0, 1, 1}).has_value());      // not at step 0

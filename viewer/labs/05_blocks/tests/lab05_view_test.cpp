@@ -151,7 +151,9 @@ TEST(Lab05View, TheMatmulOnTheEmulatorWalksOneProgramPerCTileAndOneStepPerKTile)
   ASSERT_EQ(a_tile.grid, 0u);
   const auto masked = masked_fraction(walk, 0, last, a_tile);
   ASSERT_TRUE(masked.has_value());
-  if (!grades_the_skeleton(*lab)) EXPECT_DOUBLE_EQ(*masked, 0.5);
+  if (!grades_the_skeleton(*lab)) {
+    EXPECT_DOUBLE_EQ(*masked, 0.5);
+  }
 }
 
 TEST(Lab05View, GroupedOrderClustersTheFirstWave) {
