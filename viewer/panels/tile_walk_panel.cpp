@@ -1,10 +1,16 @@
 // Tile walk: every matrix of a tiled kernel as a grid of tiles, side by
 // side. At the chosen step, the selected program's tiles are orange; tiles
-// other programs touch at that step are shaded by how many do (teal: one,
-// yellow: the most), which is the reuse shared memory and L2 can exploit.
+// other programs (of the first wave, where the lab names one) touch at that
+// step are shaded by how many do (teal: one, yellow: the most), which is the
+// reuse shared memory and L2 can exploit. The selected program's tiles of
+// every step are framed in the step's colour; the part of an edge tile
+// outside its matrix (never loaded) is hatched; a C tile shows the program
+// that computes it (click: select that program).
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "imgui_colours.hpp"
@@ -12,6 +18,9 @@
 
 namespace cudalab::viewer {
 namespace {
+
+constexpr ImU32 kOutsideMatrix = IM_COL32(40, 42, 48, 255);
+constexpr ImU32 kTileLabel = IM_COL32(235, 235, 240, 255);
 
 void controls(TileWalkState& tw, const TileWalk& walk) {
   const int steps = static_cast<int>(step_count(walk));
@@ -28,21 +37,127 @@ void controls(TileWalkState& tw, const TileWalk& walk) {
     ImGui::Text("%s, step %zu of %d", walk.programs[tw.program].name.c_str(), tw.step + 1, steps);
 }
 
-Rect grid(ImDrawList* dl, const TileWalk& walk, std::size_t g, const TileWalkState& tw,
-          ImVec2 origin, float cell) {
+std::string thousands(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// The selected program's bytes against the minimum, and the worst program.
+void bytes_summary(const TileWalk& walk, std::size_t program) {
+  if (walk.minimum_bytes == 0 || program >= walk.programs.size()) return;
+  const ProgramWalk& p = walk.programs[program];
+  ImGui::Text("loads of this program: %s B; minimum for an interior program: %s B (%.2fx)",
+              thousands(p.bytes_loaded).c_str(), thousands(walk.minimum_bytes).c_str(),
+              bytes_over_minimum(walk, program));
+  std::size_t worst = 0;
+  for (std::size_t q = 1; q < walk.programs.size(); ++q)
+    if (walk.programs[q].bytes_loaded > walk.programs[worst].bytes_loaded) worst = q;
+  std::size_t shaded = walk.wave == 0 ? walk.programs.size() : walk.wave;
+  shaded = std::min(shaded, walk.programs.size());
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kMutedText),
+                     "most of any program: %s B (%.2fx, program %zu); shading counts programs "
+                     "0 .. %zu",
+                     thousands(walk.programs[worst].bytes_loaded).c_str(),
+                     bytes_over_minimum(walk, worst), worst, shaded == 0 ? 0 : shaded - 1);
+}
+
+// Diagonal stripes over `r` out of 2 x 2 pixel squares: exact pixels in any
+// renderer (anti-aliased lines would blend into the background).
+void hatch(ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
+  if (p1.x - p0.x < 1 || p1.y - p0.y < 1) return;
+  dl->AddRectFilled(p0, p1, kOutsideMatrix);
+  dl->PushClipRect(p0, p1, true);
+  const float x0 = std::floor(p0.x), y0 = std::floor(p0.y);
+  for (float y = y0; y < p1.y; y += 2) {
+    const float phase = std::fmod(y - y0, 8.0f);
+    for (float x = x0 - 8 + phase; x < p1.x; x += 8)
+      dl->AddRectFilled(ImVec2(x, y), ImVec2(x + 2, y + 2), to_imgui(kTileHatch));
+  }
+  dl->PopClipRect();
+}
+
+// The step at which `program` touches `tile`, if any (the first).
+std::optional<std::size_t> step_touching(const TileWalk& walk, std::size_t program,
+                                         TileTouch tile) {
+  if (program >= walk.programs.size()) return std::nullopt;
+  for (std::size_t s = 0; s < walk.programs[program].steps.size(); ++s)
+    if (touches(walk, program, s, tile)) return s;
+  return std::nullopt;
+}
+
+void tooltip(const TileWalk& walk, const TileWalkState& tw, TileTouch tile, std::uint32_t count) {
+  const TileGrid& g = walk.grids[tile.grid];
+  ImGui::BeginTooltip();
+  ImGui::Text("%s tile (%u, %u)", g.name.c_str(), tile.row, tile.col);
+  if (g.tile_rows > 0)
+    ImGui::Text("elements [%llu, %llu) x [%llu, %llu) of %llu x %llu",
+                static_cast<unsigned long long>(std::uint64_t{tile.row} * g.tile_rows),
+                static_cast<unsigned long long>(std::uint64_t{tile.row + 1} * g.tile_rows),
+                static_cast<unsigned long long>(std::uint64_t{tile.col} * g.tile_cols),
+                static_cast<unsigned long long>(std::uint64_t{tile.col + 1} * g.tile_cols),
+                static_cast<unsigned long long>(g.element_rows),
+                static_cast<unsigned long long>(g.element_cols));
+  ImGui::Text("shaded programs touching it at step %zu: %u", tw.step, count);
+  if (const auto owner = first_program_touching(walk, tile.grid, tile.row, tile.col))
+    ImGui::Text("first touched by %s", walk.programs[*owner].name.c_str());
+  if (const auto s = step_touching(walk, tw.program, tile)) {
+    ImGui::Text("the selected program touches it at step %zu", *s);
+    if (const auto masked = masked_fraction(walk, tw.program, *s, tile))
+      ImGui::Text("%.1f%% of the tile not accessed (masked out, or past the edge)", 100 * *masked);
+  }
+  ImGui::EndTooltip();
+}
+
+Rect grid(ImDrawList* dl, const TileWalk& walk, std::size_t g, TileWalkState& tw, ImVec2 origin,
+          float cell) {
   const TileGrid& tiles = walk.grids[g];
   const auto counts = touches_at(walk, g, tw.step);
   const std::uint32_t most = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
   const float gap = cell >= 6 ? 1.0f : 0.0f;
+  const float font = ImGui::GetFontSize();
+  const bool labels = cell >= font * 2.2f;
+  const std::size_t steps = step_count(walk);
   for (std::uint32_t r = 0; r < tiles.rows; ++r)
     for (std::uint32_t c = 0; c < tiles.cols; ++c) {
-      const bool mine = touches(walk, tw.program, tw.step, {static_cast<std::uint32_t>(g), r, c});
-      const Rgba colour = tile_colour(counts[r * tiles.cols + c], most, mine);
+      const TileTouch tile{static_cast<std::uint32_t>(g), r, c};
+      const bool mine = touches(walk, tw.program, tw.step, tile);
+      const std::uint32_t count = counts[r * tiles.cols + c];
+      const Rgba colour = tile_colour(count, most, mine);
       const ImVec2 p0(origin.x + cell * c, origin.y + cell * r);
-      dl->AddRectFilled(p0, ImVec2(p0.x + cell - gap, p0.y + cell - gap), to_imgui(colour));
+      const ImVec2 p1(p0.x + cell - gap, p0.y + cell - gap);
+      const InsideFraction inside = inside_fraction(tiles, r, c);
+      const ImVec2 in1(p0.x + (cell - gap) * inside.cols, p0.y + (cell - gap) * inside.rows);
+      dl->AddRectFilled(p0, in1, to_imgui(colour));
+      hatch(dl, ImVec2(in1.x, p0.y), p1);
+      hatch(dl, ImVec2(p0.x, in1.y), ImVec2(in1.x, p1.y));
+      if (const auto s = step_touching(walk, tw.program, tile)) {
+        dl->AddRect(p0, p1, to_imgui(step_colour(*s, steps)), 0, 0, 2.0f);
+        if (labels && g + 1 < walk.grids.size()) {
+          const std::string text = "k" + std::to_string(*s);
+          dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(text.c_str()).x - 3, p1.y - font - 2),
+                      kTileLabel, text.c_str());
+        }
+      }
+      // The last grid is the output: each tile names the program computing it.
+      if (labels && g + 1 == walk.grids.size())
+        if (const auto owner = first_program_touching(walk, g, r, c)) {
+          const std::string text = std::to_string(*owner);
+          dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(text.c_str()).x - 3, p1.y - font - 2),
+                      kTileLabel, text.c_str());
+        }
+      if (ImGui::IsMouseHoveringRect(p0, p1)) {
+        tooltip(walk, tw, tile, count);
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+          if (const auto owner = first_program_touching(walk, g, r, c);
+              owner && g + 1 == walk.grids.size())
+            tw.program = *owner;
+      }
     }
-  dl->AddText(ImVec2(origin.x, origin.y - ImGui::GetFontSize() - 2), kMutedText,
-              tiles.name.c_str());
+  dl->AddText(ImVec2(origin.x, origin.y - font - 2), kMutedText, tiles.name.c_str());
   return {origin.x, origin.y, origin.x + cell * tiles.cols, origin.y + cell * tiles.rows};
 }
 
@@ -51,12 +166,13 @@ Rect grid(ImDrawList* dl, const TileWalk& walk, std::size_t g, const TileWalkSta
 void draw_tile_walk_panel(UiState& state) {
   state.layout.tile_grids.clear();
   if (!state.tiles) {
-    ImGui::TextUnformatted("No tile walk yet: press Run.");
+    ImGui::TextUnformatted("No tile walk yet: run a version that makes one.");
     return;
   }
   const TileWalk& walk = *state.tiles;
   if (!walk.title.empty()) ImGui::TextWrapped("%s", walk.title.c_str());
   controls(state.tile_walk, walk);
+  bytes_summary(walk, state.tile_walk.program);
   lab_note(state, View::kTiles);
   if (walk.grids.empty()) return;
 
@@ -72,7 +188,7 @@ void draw_tile_walk_panel(UiState& state) {
   const float cell =
       std::clamp(std::min((avail.x - spacing * walk.grids.size()) / std::max(total_cols, 1u),
                           (avail.y - font * 3) / std::max(most_rows, 1u)),
-                 2.0f, font * 3);
+                 2.0f, font * 5);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   float x = origin.x;

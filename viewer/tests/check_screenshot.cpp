@@ -313,28 +313,51 @@ void check_tiles(const Image& image, const DrawnLayout& layout, const TileWalk& 
          "tiles: " + std::to_string(layout.tile_grids.size()) + " grids drawn, the walk has " +
              std::to_string(walk.grids.size()));
   step = std::min(step, step_count(walk) - 1);
-  int tiles = 0, wrong = 0, selected = 0;
+  int tiles = 0, wrong = 0, selected = 0, edges = 0, unhatched = 0;
   for (std::size_t g = 0; g < walk.grids.size() && g < layout.tile_grids.size(); ++g) {
     const TileGrid& grid = walk.grids[g];
     const Rect& r = layout.tile_grids[g];
     const float cell = r.width() / grid.cols;
+    const float gap = cell >= 6 ? 1.0f : 0.0f;
     const auto counts = touches_at(walk, g, step);
     const std::uint32_t most = *std::max_element(counts.begin(), counts.end());
     for (std::uint32_t row = 0; row < grid.rows; ++row)
       for (std::uint32_t col = 0; col < grid.cols; ++col) {
         const bool mine = touches(walk, program, step, {static_cast<std::uint32_t>(g), row, col});
         const Rgba expected = tile_colour(counts[row * grid.cols + col], most, mine);
-        const int x = static_cast<int>(r.x0 + cell * (col + 0.4f));
-        const int y = static_cast<int>(r.y0 + cell * (row + 0.4f));
-        ++tiles;
-        selected += mine;
-        wrong += !same_rgb(image.at(x, y), expected);
+        // The fill covers the part of the tile inside the matrix; look at its
+        // middle, past the frame of the selected program's tiles.
+        const InsideFraction inside = inside_fraction(grid, row, col);
+        const float x0 = r.x0 + cell * col, y0 = r.y0 + cell * row;
+        const float inside_w = (cell - gap) * static_cast<float>(inside.cols);
+        const float inside_h = (cell - gap) * static_cast<float>(inside.rows);
+        if (inside_w >= 8 && inside_h >= 8) {
+          const int x = static_cast<int>(x0 + std::max(4.0f, inside_w * 0.4f));
+          const int y = static_cast<int>(y0 + std::max(4.0f, inside_h * 0.4f));
+          ++tiles;
+          selected += mine;
+          wrong += !same_rgb(image.at(x, y), expected);
+        }
+        // The rest of an edge tile is hatched.
+        if (inside.cols < 1 || inside.rows < 1) {
+          ++edges;
+          bool hatched = false;
+          for (int y = static_cast<int>(y0) + 1; y < static_cast<int>(y0 + cell - gap) - 1; ++y)
+            for (int x = static_cast<int>(x0) + 1; x < static_cast<int>(x0 + cell - gap) - 1; ++x) {
+              const bool outside = x > x0 + inside_w + 1 || y > y0 + inside_h + 1;
+              hatched |= outside && same_rgb(image.at(x, y), kTileHatch);
+            }
+          unhatched += !hatched;
+        }
       }
   }
-  expect(selected > 0, "tiles: program " + std::to_string(program) + " touches " +
-                           std::to_string(selected) + " tiles at step " + std::to_string(step));
+  expect(tiles > 0 && selected > 0, "tiles: program " + std::to_string(program) + " touches " +
+                                        std::to_string(selected) + " tiles at step " +
+                                        std::to_string(step));
   expect(wrong == 0, "tiles: " + std::to_string(tiles - wrong) + " of " + std::to_string(tiles) +
                          " tiles in the model's colour");
+  expect(unhatched == 0, "tiles: " + std::to_string(edges - unhatched) + " of " +
+                             std::to_string(edges) + " edge tiles hatched past the matrix");
 }
 
 void check_bits(const Image& image, const DrawnLayout& layout, const BitLayout& bits) {
@@ -501,6 +524,7 @@ int main(int argc, char** argv) {
       if (samples)
         expect(out.timeline && out.errors && out.tiles, "the samples give all three views");
       if (panel == "errors") expect(out.errors.has_value(), "the run gives an error plot");
+      if (panel == "tiles") expect(out.tiles.has_value(), "the run gives a tile walk");
       if (panel == "bits") expect(out.bits.has_value(), "the run gives a bit layout");
       if (panel == "fragments")
         expect(out.fragments.has_value(), "the run gives a fragment layout");

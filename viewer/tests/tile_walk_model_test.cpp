@@ -56,5 +56,61 @@ TEST(TileWalkModel, ColoursSetTheSelectedProgramApart) {
   EXPECT_NE(tile_colour(4, 4, false), kTileSelected);
 }
 
+// A 5 x 3 matrix in 4 x 2 tiles: tiles (0, 1), (1, 0) and (1, 1) are ragged.
+TileGrid ragged_grid() { return {"A", 2, 2, 5, 3, 4, 2}; }
+
+TEST(TileWalkModel, EdgeTilesAreTheirPartInsideTheMatrix) {
+  const TileGrid g = ragged_grid();
+  EXPECT_DOUBLE_EQ(inside_fraction(g, 0, 0).cols, 1.0);
+  EXPECT_DOUBLE_EQ(inside_fraction(g, 0, 0).rows, 1.0);
+  EXPECT_DOUBLE_EQ(inside_fraction(g, 0, 1).cols, 0.5);            // column 2 of columns 2, 3
+  EXPECT_DOUBLE_EQ(inside_fraction(g, 1, 0).rows, 0.25);           // row 4 of rows 4 .. 7
+  EXPECT_DOUBLE_EQ(inside_fraction({"C", 2, 2}, 1, 1).cols, 1.0);  // no shape known: whole
+}
+
+TEST(TileWalkModel, AProgramWalkFromPlacedAccessesCountsElementsAndBytes) {
+  const std::vector<TileGrid> grids = {ragged_grid(), {"C", 1, 1, 2, 2, 2, 2}};
+  std::vector<ElementAccess> accesses;
+  // Step 0: the whole of tile (0, 0) of A, element (1, 1) twice.
+  for (std::uint64_t r = 0; r < 4; ++r)
+    for (std::uint64_t c = 0; c < 2; ++c) accesses.push_back({0, r, c, 0, 2, true});
+  accesses.push_back({0, 1, 1, 0, 2, true});
+  // Step 1: the only element of ragged tile (1, 1) and the store of C.
+  accesses.push_back({0, 4, 2, 1, 2, true});
+  for (std::uint64_t r = 0; r < 2; ++r)
+    for (std::uint64_t c = 0; c < 2; ++c) accesses.push_back({1, r, c, 1, 4, false});
+  TileWalk walk;
+  walk.grids = grids;
+  walk.programs.push_back(program_walk("program 0", grids, accesses));
+  walk.minimum_bytes = 16;
+  const ProgramWalk& p = walk.programs[0];
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.steps[0], (std::vector<TileTouch>{{0, 0, 0}}));
+  EXPECT_EQ(p.steps[1], (std::vector<TileTouch>{{0, 1, 1}, {1, 0, 0}}));
+  EXPECT_EQ(p.elements[0], (std::vector<std::uint64_t>{8}));  // distinct, not accesses
+  EXPECT_EQ(p.elements[1], (std::vector<std::uint64_t>{1, 4}));
+  EXPECT_EQ(p.bytes_loaded, 10u * 2);  // loads only, the repeat too
+  EXPECT_DOUBLE_EQ(bytes_over_minimum(walk, 0), 20.0 / 16.0);
+  EXPECT_DOUBLE_EQ(*masked_fraction(walk, 0, 0, {0, 0, 0}), 0.0);
+  EXPECT_DOUBLE_EQ(*masked_fraction(walk, 0, 1, {0, 1, 1}), 7.0 / 8.0);  // 1 of 8 loaded
+  EXPECT_FALSE(masked_fraction(walk, 0, 0, {0, 1, 1}).has_value());      // not at step 0
+  EXPECT_EQ(first_program_touching(walk, 1, 0, 0), std::optional<std::size_t>(0));
+  EXPECT_FALSE(first_program_touching(walk, 0, 1, 0).has_value());
+}
+
+TEST(TileWalkModel, TheReuseShadingCountsOnlyTheFirstWave) {
+  TileWalk walk = matmul_2x2();
+  walk.wave = 2;  // programs (0, 0) and (0, 1): A row 0 twice, B columns once each
+  EXPECT_EQ(touches_at(walk, kA, 0), (std::vector<std::uint32_t>{2, 0, 0, 0}));
+  EXPECT_EQ(touches_at(walk, kB, 0), (std::vector<std::uint32_t>{1, 1, 0, 0}));
+  walk.wave = 9;  // more than there are: all
+  EXPECT_EQ(touches_at(walk, kA, 0), (std::vector<std::uint32_t>{2, 0, 2, 0}));
+}
+
+TEST(TileWalkModel, StepsHaveTheirOwnColours) {
+  EXPECT_NE(step_colour(0, 3), step_colour(2, 3));
+  EXPECT_NE(kTileHatch, kTileIdle);
+}
+
 }  // namespace
 }  // namespace cudalab::viewer
