@@ -559,13 +559,14 @@ TEST_P(TileMaskedMemory, ARowMaskAndAColumnMaskCombineByBroadcasting) {
         rng_.uniform((shape.rows - 1) * shape.ld + shape.columns, -1.0f, 1.0f);
     const float other = rng_.uniform(1, 10.0f, 20.0f)[0];
     std::vector<float> out = rng_.uniform(16 * 64, -5.0f, -4.0f);
-    std::vector<float> expected(16 * 64, other);
+    std::vector<float> expected = out;
     for (int r = 0; r < shape.rows; ++r) {
-      for (int c = 0; c < shape.columns; ++c) expected[r * 64 + c] = x[r * shape.ld + c];
+      for (int c = 0; c < 64; ++c)
+        expected[r * 64 + c] = c < shape.columns ? x[r * shape.ld + c] : other;
     }
     const std::string what = "[16, 64] load of a " + std::to_string(shape.rows) + " x " +
                              std::to_string(shape.columns) + " matrix (ld " +
-                             std::to_string(shape.ld) + ") masked by rows & columns";
+                             std::to_string(shape.ld) + "), rows & columns, stored under rows";
     ASSERT_TRUE(
         clean(backend().masked_load_2d(x, shape.rows, shape.columns, shape.ld, other, out), what));
     EXPECT_TRUE(matches(out, expected, sizes({16, 64}), what));

@@ -162,8 +162,9 @@ class Backend : public cudalab::harness::BackendBase {
   virtual Observation masked_store(const std::vector<float>& x, std::vector<float>& out) = 0;
   // One [16, 64] program over the rows x columns matrix x with leading
   // dimension ld (x holds (rows - 1) * ld + columns elements: the last row
-  // ends the allocation), masked by rows [16, 1] & columns [1, 64]:
-  // out (16 x 64) holds the matrix where it is, `other` elsewhere.
+  // ends the allocation): a load masked by rows [16, 1] & columns [1, 64]
+  // (`other` elsewhere), stored to out (16 x 64) under the row mask alone:
+  // rows past `rows` keep what they held.
   virtual Observation masked_load_2d(const std::vector<float>& x, int rows, int columns, int ld,
                                      float other, std::vector<float>& out) = 0;
   // Deliberately wrong: 256-element programs load x with no mask

@@ -190,11 +190,12 @@ struct MaskedLoad2D {
   static constexpr int kRows = 16, kColumns = 64;
   __device__ void operator()(const float* x, int rows, int columns, int ld, float other,
                              float* out) const {
-    const auto r = tile::arange<kRows>();
-    const auto c = tile::arange<kColumns>();
-    const auto mask = tile::as_column(r < rows) & tile::as_row(c < columns);  // (16, 64)
-    const auto values = tile::load(x, matrix_offsets<kRows, kColumns>(ld), mask, other);
-    tile::store(out, matrix_offsets<kRows, kColumns>(kColumns), values);
+    const auto row_mask = tile::as_column(tile::arange<kRows>() < rows);        // (16, 1)
+    const auto column_mask = tile::as_row(tile::arange<kColumns>() < columns);  // (1, 64)
+    const auto values = tile::load(x, matrix_offsets<kRows, kColumns>(ld), row_mask & column_mask,
+                                   other);  // (16, 64)
+    // The store's mask broadcasts too.
+    tile::store(out, matrix_offsets<kRows, kColumns>(kColumns), values, row_mask);
   }
 };
 
