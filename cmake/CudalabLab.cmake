@@ -87,7 +87,7 @@ endfunction()
 # (CUDALAB_REFERENCE=1: the inline namespaces on_emu_reference/on_gpu_reference).
 # INTERPRETER adds <target>_interp: backend_emu.cpp's copy built again with
 # CUDALAB_INTERPRET=1 for the tile library's interpreter (lab 05); it defines
-# the lab's make_[reference_]interpreter_backend().
+# the lab's make_[reference_]interpreter_backend() and links <target>.
 function(cudalab_lab_backends target code_dir harness)
   cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE;INTERPRETER" "GPU_SIDE_OF"
                         "GPU_LIBRARIES;EMU_SOURCES")
@@ -125,8 +125,9 @@ function(cudalab_lab_backends target code_dir harness)
     add_library(${target}_interp STATIC "${out}/backend_interp.cpp")
     target_compile_definitions(${target}_interp PRIVATE CUDALAB_INTERPRET=1)
     target_include_directories(${target}_interp PUBLIC "${harness}" PRIVATE "${code_dir}")
-    target_link_libraries(${target}_interp PUBLIC cudalab::harness)
-    target_link_libraries(${target} PUBLIC ${target}_interp)
+    # It links <target> (not the other way round: <target>'s rewrite step
+    # makes the file this library compiles).
+    target_link_libraries(${target}_interp PUBLIC ${target} cudalab::harness)
     list(APPEND libraries ${target}_interp)
   endif()
   foreach(library ${libraries})
@@ -206,7 +207,9 @@ function(cudalab_add_lab number name)
                          GPU_LIBRARIES ${ARG_GPU_LIBRARIES} EMU_SOURCES ${ARG_EMU_SOURCES})
 
     add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
-    target_link_libraries(${test_target} PRIVATE ${backends} ${reference} cudalab_harness_main)
+    target_link_libraries(${test_target} PRIVATE ${backends} ${reference} cudalab_harness_main
+                          $<TARGET_NAME_IF_EXISTS:${backends}_interp>
+                          $<TARGET_NAME_IF_EXISTS:${reference}_interp>)
     # ENABLE_EXPORTS: the emulator names kernels by looking up their symbols.
     set_target_properties(${test_target} PROPERTIES ENABLE_EXPORTS ON)
     if(variant STREQUAL "mutant")
@@ -237,7 +240,9 @@ function(cudalab_add_lab number name)
   set(run_main "${CMAKE_CURRENT_BINARY_DIR}/${lab}_run_main.cpp")
   configure_file("${PROJECT_SOURCE_DIR}/cmake/lab_run_main.cpp.in" "${run_main}" @ONLY)
   add_executable(${lab} "${run_main}" $<TARGET_OBJECTS:${lab}_tests>)
-  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded ${reference})
+  target_link_libraries(${lab} PRIVATE ${lab}_backends_graded ${reference}
+                        $<TARGET_NAME_IF_EXISTS:${lab}_backends_graded_interp>
+                        $<TARGET_NAME_IF_EXISTS:${reference}_interp>)
   set_target_properties(${lab} PROPERTIES ENABLE_EXPORTS ON)
 
   if(EXISTS "${harness}/bench_main.cu")

@@ -82,12 +82,14 @@ class Observer {
 using Observer = EmuObserver;
 #endif
 
-// "GPU NVIDIA H200" or "CPU emulator".
+// "GPU NVIDIA H200", "CPU emulator" or "tile interpreter".
 inline std::string backend_name() {
 #if CUDALAB_GPU
   cudaDeviceProp properties{};
   CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   return std::string("GPU ") + properties.name;
+#elif CUDALAB_INTERPRET
+  return "tile interpreter";
 #else
   return "CPU emulator";
 #endif

@@ -56,7 +56,7 @@ class Block {
   // The flat (row-major) index of slot i of this thread.
   __device__ static int element(int i) { return thread_rank() + i * kThreads; }
   // Whether slot i holds an element (false on threads past a small block).
-  __device__ static bool valid(int i) { return size >= kThreads || thread_rank() < size; }
+  __device__ static bool valid(int /*slot*/) { return size >= kThreads || thread_rank() < size; }
   // The row and column of slot i of a two-dimensional block.
   __device__ static int row(int i) { return element(i) / columns; }
   __device__ static int column(int i) { return element(i) % columns; }
@@ -69,14 +69,70 @@ inline constexpr bool is_block = false;
 template <class T, int... Dims>
 inline constexpr bool is_block<Block<T, Dims...>> = true;
 
+// A block whose element e is index_value(e): what tl.arange and the index
+// arithmetic built on it (offsets, masks) compute. Nothing is stored: each
+// thread computes the elements it needs where it needs them, so stretching
+// one ([M, 1] to [M, N]) moves nothing between threads, where a Block's
+// stretch goes through shared memory. Combined with a Block, it becomes one.
+template <class IndexValue, int... Dims>
+class IndexBlock {
+  static_assert(sizeof...(Dims) == 1 || sizeof...(Dims) == 2,
+                "tile::Block: a block has one or two dimensions");
+  static_assert((detail::is_power_of_two(Dims) && ...),
+                "tile::Block: every dimension must be a power of two (Triton's rule too); cover "
+                "a size like 781 with a 1024-element block and a mask");
+
+ public:
+  using value_type = decltype(std::declval<IndexValue>()(0));
+  static constexpr int rank = sizeof...(Dims);
+  static constexpr int size = detail::ShapeOf<Dims...>::size;
+  static constexpr int dims[rank] = {Dims...};
+
+  IndexValue index_value;
+
+  __device__ value_type operator[](int e) const { return index_value(e); }
+  // The values this thread holds as a Block.
+  __device__ operator Block<value_type, Dims...>() const {  // NOLINT: a block where one is wanted
+    Block<value_type, Dims...> out;
+    for (int i = 0; i < out.per_thread; ++i) out.v[i] = index_value(out.element(i));
+    return out;
+  }
+};
+
+template <class B>
+inline constexpr bool is_index_block = false;
+template <class F, int... Dims>
+inline constexpr bool is_index_block<IndexBlock<F, Dims...>> = true;
+template <class B>
+inline constexpr bool is_block_like = is_block<B> || is_index_block<B>;
+
+template <int... Dims, class F>
+__device__ inline IndexBlock<F, Dims...> index_block(F index_value) {
+  return {index_value};
+}
+
+// The values of any block this thread holds, as a Block.
+template <class T, int... Dims>
+__device__ inline const Block<T, Dims...>& materialize(const Block<T, Dims...>& x) {
+  return x;
+}
+template <class F, int... Dims>
+__device__ inline auto materialize(const IndexBlock<F, Dims...>& x) {
+  return static_cast<Block<typename IndexBlock<F, Dims...>::value_type, Dims...>>(x);
+}
+
 // ---- creation -------------------------------------------------------------------
 
-// tl.arange(0, N): the block [0, 1, ..., N - 1] of int.
+namespace detail {
+struct Identity {
+  __device__ int operator()(int e) const { return e; }
+};
+}  // namespace detail
+
+// tl.arange(0, N): the block [0, 1, ..., N - 1] of int (an IndexBlock).
 template <int N>
-__device__ inline Block<int, N> arange() {
-  Block<int, N> out;
-  for (int i = 0; i < out.per_thread; ++i) out.v[i] = out.element(i);
-  return out;
+__device__ inline IndexBlock<detail::Identity, N> arange() {
+  return {detail::Identity{}};
 }
 
 // tl.full(shape, value) and tl.zeros(shape).
@@ -106,6 +162,14 @@ __device__ inline Block<T, 1, N> as_row(const Block<T, N>& x) {
   Block<T, 1, N> out;
   for (int i = 0; i < out.per_thread; ++i) out.v[i] = x.v[i];
   return out;
+}
+template <class F, int N>
+__device__ inline IndexBlock<F, N, 1> as_column(const IndexBlock<F, N>& x) {
+  return {x.index_value};
+}
+template <class F, int N>
+__device__ inline IndexBlock<F, 1, N> as_row(const IndexBlock<F, N>& x) {
+  return {x.index_value};
 }
 
 namespace detail {
@@ -195,6 +259,32 @@ __device__ inline Block<T, Dims...> broadcast_to(const Block<T, S...>& x) {
   }
 }
 
+// An IndexBlock stretched: each element computed from the source element it
+// stands for; nothing moves.
+template <int... Dims, class F, int... S>
+__device__ inline auto broadcast_to(const IndexBlock<F, S...>& x) {
+  using Src = IndexBlock<F, S...>;
+  if constexpr (sizeof...(Dims) == sizeof...(S) && ((Dims == S) && ...)) {
+    return x;
+  } else if constexpr (Src::rank == 1 && sizeof...(Dims) == 2) {
+    return broadcast_to<Dims...>(as_row(x));
+  } else if constexpr (Src::rank == 1) {
+    static_assert(Src::size == 1, "tile::broadcast_to: only a dimension of 1 stretches");
+    return index_block<Dims...>([x](int) { return x.index_value(0); });
+  } else {
+    constexpr int dest[] = {Dims...};
+    constexpr int M = dest[0], N = dest[1];
+    constexpr int Ms = Src::dims[0], Ns = Src::dims[1];
+    static_assert((Ms == M || Ms == 1) && (Ns == N || Ns == 1),
+                  "tile::broadcast_to: only a dimension of 1 stretches");
+    return index_block<Dims...>([x](int e) {
+      const int r = Ms == 1 ? 0 : e / N;
+      const int c = Ns == 1 ? 0 : e % N;
+      return x.index_value(r * Ns + c);
+    });
+  }
+}
+
 // ---- element-wise ------------------------------------------------------------------
 
 namespace detail {
@@ -202,29 +292,51 @@ namespace detail {
 template <class X>
 struct Operand {  // a scalar: the same value in every element
   static constexpr bool block = false;
+  static constexpr bool stored = false;
   __device__ static X at(const X& x, int) { return x; }
+  __device__ static X value(const X& x, int) { return x; }
 };
 template <class T, int... Dims>
 struct Operand<Block<T, Dims...>> {
   static constexpr bool block = true;
+  static constexpr bool stored = true;
   using shape = ShapeOf<Dims...>;
   __device__ static T at(const Block<T, Dims...>& x, int i) { return x.v[i]; }
 };
+template <class F, int... Dims>
+struct Operand<IndexBlock<F, Dims...>> {
+  static constexpr bool block = true;
+  static constexpr bool stored = false;
+  using shape = ShapeOf<Dims...>;
+  using X = IndexBlock<F, Dims...>;
+  // Slot i of this thread, in the block layout.
+  __device__ static auto at(const X& x, int i) {
+    return x.index_value(thread_rank() + i * kThreads);
+  }
+  __device__ static auto value(const X& x, int e) { return x.index_value(e); }
+};
 
-template <class T, int... S, int... D>
-__device__ inline Block<T, D...> broadcast_to_shape(const Block<T, S...>& x, ShapeOf<D...>) {
+template <class X, int... D>
+__device__ inline auto broadcast_to_shape(const X& x, ShapeOf<D...>) {
   return broadcast_to<D...>(x);
 }
 
 // An operand of an element-wise operation brought to Shape (a scalar stays).
 template <class T, class Shape>
 __device__ inline auto stretched(const T& x) {
-  if constexpr (is_block<T>) {
+  if constexpr (is_block_like<T>) {
     return broadcast_to_shape(x, Shape{});
   } else {
     return x;
   }
 }
+
+template <class F, class Shape>
+struct IndexBlockOf;
+template <class F, int... Dims>
+struct IndexBlockOf<F, ShapeOf<Dims...>> {
+  using type = IndexBlock<F, Dims...>;
+};
 
 template <class A, class B>
 struct ResultShape;  // of an element-wise operation on A and B
@@ -258,26 +370,41 @@ __device__ inline auto map(F f, const Block<T, Dims...>& x) {
   return out;
 }
 
+template <class F, class G, int... Dims>
+__device__ inline auto map(F f, const IndexBlock<G, Dims...>& x) {
+  return index_block<Dims...>([f, x](int e) { return f(x.index_value(e)); });
+}
+
+// An element-wise operation on index blocks and scalars is an index block;
+// with a Block in it, a Block.
 template <class F, class A, class B>
-requires(is_block<A> || is_block<B>) __device__ inline auto zip(F f, const A& a, const B& b) {
+requires(is_block_like<A> || is_block_like<B>) __device__
+    inline auto zip(F f, const A& a, const B& b) {
   using Shape = typename detail::ResultShape<A, B>::type;
   const auto aa = detail::stretched<A, Shape>(a);
   const auto bb = detail::stretched<B, Shape>(b);
   using AA = std::remove_cv_t<decltype(aa)>;
   using BB = std::remove_cv_t<decltype(bb)>;
-  using R = decltype(f(detail::Operand<AA>::at(aa, 0), detail::Operand<BB>::at(bb, 0)));
-  typename detail::BlockOf<R, Shape>::type out;
-  for (int i = 0; i < out.per_thread; ++i) {
-    out.v[i] = f(detail::Operand<AA>::at(aa, i), detail::Operand<BB>::at(bb, i));
+  if constexpr (!detail::Operand<AA>::stored && !detail::Operand<BB>::stored) {
+    const auto index_value = [f, aa, bb](int e) {
+      return f(detail::Operand<AA>::value(aa, e), detail::Operand<BB>::value(bb, e));
+    };
+    return typename detail::IndexBlockOf<decltype(index_value), Shape>::type{index_value};
+  } else {
+    using R = decltype(f(detail::Operand<AA>::at(aa, 0), detail::Operand<BB>::at(bb, 0)));
+    typename detail::BlockOf<R, Shape>::type out;
+    for (int i = 0; i < out.per_thread; ++i) {
+      out.v[i] = f(detail::Operand<AA>::at(aa, i), detail::Operand<BB>::at(bb, i));
+    }
+    return out;
   }
-  return out;
 }
 
-#define CUDALAB_TILE_BINARY(op)                                                         \
-  template <class A, class B>                                                           \
-  requires(is_block<A> || is_block<B>) __device__ inline auto operator op(const A& a,   \
-                                                                          const B& b) { \
-    return zip([](auto x, auto y) { return x op y; }, a, b);                            \
+#define CUDALAB_TILE_BINARY(op)                                                                   \
+  template <class A, class B>                                                                     \
+  requires(is_block_like<A> || is_block_like<B>) __device__ inline auto operator op(const A& a,   \
+                                                                                    const B& b) { \
+    return zip([](auto x, auto y) { return x op y; }, a, b);                                      \
   }
 CUDALAB_TILE_BINARY(+)
 CUDALAB_TILE_BINARY(-)
@@ -295,8 +422,8 @@ CUDALAB_TILE_BINARY(!=)
 // Masks combine with & and | (and stay bool); int blocks take them bitwise.
 #define CUDALAB_TILE_BITWISE(op)                                                                  \
   template <class A, class B>                                                                     \
-  requires(is_block<A> || is_block<B>) __device__ inline auto operator op(const A& a,             \
-                                                                          const B& b) {           \
+  requires(is_block_like<A> || is_block_like<B>) __device__ inline auto operator op(const A& a,   \
+                                                                                    const B& b) { \
     return zip(                                                                                   \
         [](auto x, auto y) {                                                                      \
           if constexpr (std::is_same_v<decltype(x), bool> && std::is_same_v<decltype(y), bool>) { \
@@ -319,6 +446,14 @@ template <int... Dims>
 __device__ inline Block<bool, Dims...> operator!(const Block<bool, Dims...>& x) {
   return map([](bool v) { return !v; }, x);
 }
+template <class F, int... Dims>
+__device__ inline auto operator-(const IndexBlock<F, Dims...>& x) {
+  return map([](auto v) { return decltype(v)(-v); }, x);
+}
+template <class F, int... Dims>
+__device__ inline auto operator!(const IndexBlock<F, Dims...>& x) {
+  return map([](auto v) { return !v; }, x);
+}
 
 // x += y and friends keep x's shape and type (y broadcasts to it).
 #define CUDALAB_TILE_ASSIGN(op)                                                           \
@@ -340,35 +475,48 @@ CUDALAB_TILE_ASSIGN(/)
 // tl.where(condition, x, y): x where the condition holds, else y.
 // The result has x's element type (y's when x is a scalar), and the shape
 // all three broadcast to.
-template <int... Dims, class X, class Y>
-__device__ inline auto where(const Block<bool, Dims...>& condition, const X& x, const Y& y) {
+template <class C, class X, class Y>
+requires(is_block_like<C>) __device__
+    inline auto where(const C& condition, const X& x, const Y& y) {
   using XY = typename detail::ResultShape<X, Y>::type;
-  using Shape = typename detail::Broadcast<detail::ShapeOf<Dims...>, XY>::type;
-  const auto cc = detail::stretched<Block<bool, Dims...>, Shape>(condition);
+  using Shape = typename detail::Broadcast<typename detail::Operand<C>::shape, XY>::type;
+  const auto cc = detail::stretched<C, Shape>(condition);
   const auto xx = detail::stretched<X, Shape>(x);
   const auto yy = detail::stretched<Y, Shape>(y);
+  using CC = std::remove_cv_t<decltype(cc)>;
   using XX = std::remove_cv_t<decltype(xx)>;
   using YY = std::remove_cv_t<decltype(yy)>;
-  using R = std::conditional_t<is_block<X>, decltype(detail::Operand<XX>::at(xx, 0)),
+  using R = std::conditional_t<is_block_like<X>, decltype(detail::Operand<XX>::at(xx, 0)),
                                decltype(detail::Operand<YY>::at(yy, 0))>;
-  typename detail::BlockOf<R, Shape>::type out;
-  for (int i = 0; i < out.per_thread; ++i) {
-    out.v[i] = cc.v[i] ? static_cast<R>(detail::Operand<XX>::at(xx, i))
-                       : static_cast<R>(detail::Operand<YY>::at(yy, i));
+  if constexpr (!detail::Operand<CC>::stored && !detail::Operand<XX>::stored &&
+                !detail::Operand<YY>::stored) {
+    const auto index_value = [cc, xx, yy](int e) {
+      return detail::Operand<CC>::value(cc, e) ? static_cast<R>(detail::Operand<XX>::value(xx, e))
+                                               : static_cast<R>(detail::Operand<YY>::value(yy, e));
+    };
+    return typename detail::IndexBlockOf<decltype(index_value), Shape>::type{index_value};
+  } else {
+    typename detail::BlockOf<R, Shape>::type out;
+    for (int i = 0; i < out.per_thread; ++i) {
+      out.v[i] = detail::Operand<CC>::at(cc, i) ? static_cast<R>(detail::Operand<XX>::at(xx, i))
+                                                : static_cast<R>(detail::Operand<YY>::at(yy, i));
+    }
+    return out;
   }
-  return out;
 }
 
 // tl.maximum / tl.minimum (NaN-propagating, as Triton's default).
 template <class A, class B>
-requires(is_block<A> || is_block<B>) __device__ inline auto maximum(const A& a, const B& b) {
+requires(is_block_like<A> || is_block_like<B>) __device__
+    inline auto maximum(const A& a, const B& b) {
   return zip([](auto x, auto y) { return x != x              ? x
                                          : (y != y || y > x) ? decltype(x)(y)
                                                              : x; }, a,
              b);
 }
 template <class A, class B>
-requires(is_block<A> || is_block<B>) __device__ inline auto minimum(const A& a, const B& b) {
+requires(is_block_like<A> || is_block_like<B>) __device__
+    inline auto minimum(const A& a, const B& b) {
   return zip([](auto x, auto y) { return x != x              ? x
                                          : (y != y || y < x) ? decltype(x)(y)
                                                              : x; }, a,
@@ -404,6 +552,23 @@ __device__ inline Block<U, Dims...> cast(const Block<T, Dims...>& x) {
   }
   return out;
 }
+
+// Math and casts of an index block: of its values, as a Block.
+template <class U, class F, int... Dims>
+__device__ inline auto cast(const IndexBlock<F, Dims...>& x) {
+  return cast<U>(materialize(x));
+}
+#define CUDALAB_TILE_MATH_OF_INDEX(name)                         \
+  template <class F, int... Dims>                                \
+  __device__ inline auto name(const IndexBlock<F, Dims...>& x) { \
+    return name(cast<float>(materialize(x)));                    \
+  }
+CUDALAB_TILE_MATH_OF_INDEX(sqrt)
+CUDALAB_TILE_MATH_OF_INDEX(exp)
+CUDALAB_TILE_MATH_OF_INDEX(exp2)
+CUDALAB_TILE_MATH_OF_INDEX(log)
+CUDALAB_TILE_MATH_OF_INDEX(abs)
+#undef CUDALAB_TILE_MATH_OF_INDEX
 
 }  // namespace CUDALAB_BACKEND
 }  // namespace cudalab::tile

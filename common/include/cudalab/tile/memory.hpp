@@ -46,53 +46,73 @@ __device__ inline T& element_at(T* ptr, std::int64_t offset, [[maybe_unused]] co
 
 }  // namespace detail
 
-// Every element: ptr[offsets].
-template <class T, int... Dims>
-__device__ inline Block<std::remove_cv_t<T>, Dims...> load(T* ptr,
-                                                           const Block<int, Dims...>& offsets) {
-  Block<std::remove_cv_t<T>, Dims...> out;
+namespace detail {
+
+template <class Offsets>
+using ShapeOfBlock = typename Operand<Offsets>::shape;
+
+template <class Offsets>
+inline constexpr bool integer_offsets = std::is_integral_v<
+    std::remove_cv_t<decltype(Operand<Offsets>::at(std::declval<Offsets>(), 0))>>;
+
+}  // namespace detail
+
+// Every element: ptr[offsets]. Offsets (and masks, and stored values) may be
+// Blocks or index blocks (arange arithmetic); a mask or a value broadcasts
+// to the offsets' shape.
+template <class T, class Offsets>
+requires(is_block_like<Offsets>) __device__ inline auto load(T* ptr, const Offsets& offsets) {
+  static_assert(detail::integer_offsets<Offsets>, "tile::load: offsets must be integers");
+  const auto o = materialize(offsets);
+  typename detail::BlockOf<std::remove_cv_t<T>, detail::ShapeOfBlock<Offsets>>::type out;
   for (int i = 0; i < out.per_thread; ++i) {
-    if (out.valid(i)) out.v[i] = detail::element_at(ptr, offsets.v[i], "load");
+    if (out.valid(i)) out.v[i] = detail::element_at(ptr, o.v[i], "load");
   }
   return out;
 }
 
-// ptr[offsets] where mask holds, else `other` (0 unless given). The mask
-// broadcasts to the offsets' shape.
-template <class T, int... Dims, int... MaskDims>
-__device__ inline Block<std::remove_cv_t<T>, Dims...> load(
-    T* ptr, const Block<int, Dims...>& offsets, const Block<bool, MaskDims...>& mask,
-    std::remove_cv_t<T> other = std::remove_cv_t<T>(0)) {
-  const auto m = broadcast_to<Dims...>(mask);
-  Block<std::remove_cv_t<T>, Dims...> out;
+// ptr[offsets] where mask holds, else `other` (0 unless given).
+template <class T, class Offsets, class Mask>
+requires(is_block_like<Offsets>&& is_block_like<Mask>) __device__
+    inline auto load(T* ptr, const Offsets& offsets, const Mask& mask,
+                     std::remove_cv_t<T> other = std::remove_cv_t<T>(0)) {
+  static_assert(detail::integer_offsets<Offsets>, "tile::load: offsets must be integers");
+  using Shape = detail::ShapeOfBlock<Offsets>;
+  // Every address and mask bit first, then the loads: all of them in flight at once.
+  const auto o = materialize(offsets);
+  const auto m = materialize(detail::stretched<Mask, Shape>(mask));
+  typename detail::BlockOf<std::remove_cv_t<T>, Shape>::type out;
   for (int i = 0; i < out.per_thread; ++i) {
     out.v[i] = other;
-    if (out.valid(i) && m.v[i]) out.v[i] = detail::element_at(ptr, offsets.v[i], "load");
+    if (out.valid(i) && m.v[i]) out.v[i] = detail::element_at(ptr, o.v[i], "load");
   }
   return out;
 }
 
 // ptr[offsets] = values, each value converted to T (as tl.store does).
-template <class T, int... Dims, class V>
-__device__ inline void store(T* ptr, const Block<int, Dims...>& offsets,
-                             const Block<V, Dims...>& values) {
-  for (int i = 0; i < offsets.per_thread; ++i) {
-    if (offsets.valid(i))
-      detail::element_at(ptr, offsets.v[i], "store") = static_cast<T>(values.v[i]);
+template <class T, class Offsets, class Values>
+requires(is_block_like<Offsets>&& is_block_like<Values>) __device__
+    inline void store(T* ptr, const Offsets& offsets, const Values& values) {
+  static_assert(detail::integer_offsets<Offsets>, "tile::store: offsets must be integers");
+  using Shape = detail::ShapeOfBlock<Offsets>;
+  const auto o = materialize(offsets);
+  const auto v = materialize(detail::stretched<Values, Shape>(values));
+  for (int i = 0; i < o.per_thread; ++i) {
+    if (o.valid(i)) detail::element_at(ptr, o.v[i], "store") = static_cast<T>(v.v[i]);
   }
 }
 
-// ptr[offsets] = values where mask holds; values and mask broadcast to the
-// offsets' shape.
-template <class T, int... Dims, class V, int... ValueDims, int... MaskDims>
-__device__ inline void store(T* ptr, const Block<int, Dims...>& offsets,
-                             const Block<V, ValueDims...>& values,
-                             const Block<bool, MaskDims...>& mask) {
-  const auto m = broadcast_to<Dims...>(mask);
-  const auto v = broadcast_to<Dims...>(values);
-  for (int i = 0; i < offsets.per_thread; ++i) {
-    if (offsets.valid(i) && m.v[i])
-      detail::element_at(ptr, offsets.v[i], "store") = static_cast<T>(v.v[i]);
+// ptr[offsets] = values where mask holds.
+template <class T, class Offsets, class Values, class Mask>
+requires(is_block_like<Offsets>&& is_block_like<Values>&& is_block_like<Mask>) __device__
+    inline void store(T* ptr, const Offsets& offsets, const Values& values, const Mask& mask) {
+  static_assert(detail::integer_offsets<Offsets>, "tile::store: offsets must be integers");
+  using Shape = detail::ShapeOfBlock<Offsets>;
+  const auto o = materialize(offsets);
+  const auto v = materialize(detail::stretched<Values, Shape>(values));
+  const auto m = materialize(detail::stretched<Mask, Shape>(mask));
+  for (int i = 0; i < o.per_thread; ++i) {
+    if (o.valid(i) && m.v[i]) detail::element_at(ptr, o.v[i], "store") = static_cast<T>(v.v[i]);
   }
 }
 

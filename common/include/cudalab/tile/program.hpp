@@ -26,8 +26,10 @@ inline constexpr int kThreads = 128;
 #endif
 inline constexpr int kWarps = kThreads < 32 ? 1 : kThreads / 32;
 
-// ceil(a / b) for a grid size: triton.cdiv.
-__host__ __device__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
+// ceil(a / b) for a grid size: triton.cdiv (for a >= 0, b > 0).
+__host__ __device__ constexpr int cdiv(int a, int b) {
+  return static_cast<int>((std::int64_t{a} + b - 1) / b);
+}
 
 // The grid of programs: up to three axes, like Triton's grid tuple.
 struct Grid {

@@ -188,6 +188,19 @@ template <int Axis = 0, class T, int... Dims>
 __device__ inline auto min(const Block<T, Dims...>& x) {
   return detail::reduce<Axis>(x, detail::MinOp{});
 }
+// ... of an index block: of its values.
+template <int Axis = 0, class F, int... Dims>
+__device__ inline auto sum(const IndexBlock<F, Dims...>& x) {
+  return sum<Axis>(materialize(x));
+}
+template <int Axis = 0, class F, int... Dims>
+__device__ inline auto max(const IndexBlock<F, Dims...>& x) {
+  return max<Axis>(materialize(x));
+}
+template <int Axis = 0, class F, int... Dims>
+__device__ inline auto min(const IndexBlock<F, Dims...>& x) {
+  return min<Axis>(materialize(x));
+}
 
 }  // namespace CUDALAB_BACKEND
 }  // namespace cudalab::tile
