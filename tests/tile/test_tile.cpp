@@ -159,15 +159,18 @@ CUDALAB_ON_ALL_BACKENDS(TileElementwise);
 
 TEST_P(TileElementwise, IntegerArithmeticAndBitwiseOperators) {
   for (const int n : {1, 255, 257, 777}) {
-    std::vector<int> out(6 * n, -7);
-    std::vector<int> expected(6 * n);
+    std::vector<int> out(12 * n, -7);
+    std::vector<int> expected(12 * n);
     for (int i = 0; i < n; ++i) {
       const int row[6] = {i % 7, i / 3, i & 5, i | 8, 3 * i - 1, -i};
-      for (int k = 0; k < 6; ++k) expected[k * n + i] = row[k];
+      for (int k = 0; k < 12; ++k) expected[k * n + i] = row[k % 6];
     }
-    const std::string what = "integer operations on " + std::to_string(n) + " elements";
+    const std::string what =
+        "i % 7, i / 3, i & 5, i | 8, 3 * i - 1, -i on an index block, then "
+        "on a Block, for " +
+        std::to_string(n) + " elements";
     ASSERT_TRUE(clean(backend().integer_ops(n, out), what));
-    EXPECT_TRUE(matches(out, expected, sizes({6, n}), what));
+    EXPECT_TRUE(matches(out, expected, sizes({12, n}), what));
   }
 }
 
@@ -780,6 +783,29 @@ TEST_P(TileDot, RandomInputsAreWithinTheFp32AccumulationBound) {
             << what << ": element (" << e / n << ", " << e % n << ") is " << out[e] << ", expected "
             << product[e];
       }
+    }
+  }
+}
+
+TEST_P(TileDot, AnAccumulatorSumsKStepsAndAMaskedTail) {
+  for (const Element inputs : {Element::fp32, Element::fp16, Element::bf16}) {
+    for (const auto& shape : AccumulatorShapes::list()) {
+      const int m = shape[0], bk = shape[1], n = shape[2];
+      const int k = 2 * bk + 5;  // two whole steps and a masked tail
+      const int rows = m - 3 > 0 ? m - 3 : m;
+      const std::vector<float> a = whole_numbers(rng_, m * k, -8, 8);
+      const std::vector<float> b = whole_numbers(rng_, k * n, -8, 8);
+      std::vector<double> product, magnitude;
+      reference(m, k, n, a, b, {}, product, magnitude);
+      std::vector<float> out = rng_.uniform(m * n, 1000.0f, 2000.0f);
+      std::vector<float> expected = out;  // rows past `rows` keep their values
+      std::copy_n(product.begin(), rows * n, expected.begin());
+      const std::string what = std::string("Accumulator<") + std::to_string(m) + ", " +
+                               std::to_string(n) + "> over K = " + std::to_string(k) +
+                               " in steps of " + std::to_string(bk) + ", " + element_name(inputs) +
+                               ", the first " + std::to_string(rows) + " rows stored";
+      ASSERT_TRUE(clean(backend().accumulated_dot(inputs, shape, k, a, b, rows, out), what));
+      EXPECT_TRUE(matches(out, expected, sizes({m, n}), what));
     }
   }
 }

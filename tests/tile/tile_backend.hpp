@@ -46,8 +46,15 @@ using Reduce2DShapes = Shapes<Dims<4, 8>, Dims<64, 8>, Dims<64, 32>, Dims<2, 64>
                               Dims<1, 128>, Dims<128, 1>, Dims<16, 1024>>;
 // Block-pointer windows [BM, BN]: larger than a program, and smaller than a warp.
 using WindowShapes = Shapes<Dims<8, 32>, Dims<2, 4>>;
-// dot's [M, K] x [K, N] as (M, K, N).
+// dot's [M, K] x [K, N] as (M, K, N): [32, 64] x [64, 16] runs on the
+// tensor cores for fp16 and bf16 (M % 32, N % 16 and K % 16 are 0), the
+// others with FMAs.
 using DotShapes = Shapes<Dims<16, 16, 16>, Dims<32, 64, 16>, Dims<1, 32, 1>, Dims<2, 4, 8>>;
+// Accumulator<M, N> with K steps of BK, as (M, BK, N): the tensor cores'
+// fragment layout (the first three; [128, 64] is converted to the block
+// layout in two bands of rows) and the block layout ([4, 8]).
+using AccumulatorShapes =
+    Shapes<Dims<32, 16, 16>, Dims<64, 16, 32>, Dims<128, 32, 64>, Dims<4, 8, 8>>;
 
 // The element-wise operations of one Elementwise program, each written to
 // its own row of the output (out[op * n + i]); a and b are x[i] and y[i].
@@ -130,7 +137,8 @@ class Backend : public cudalab::harness::BackendBase {
   // std::invalid_argument from tile::launch.
   virtual Observation program_ids(Grid grid, std::vector<int>& out) = 0;
   // Integer blocks: out[k * n + i] for i = offsets 0..n-1 of 256-element
-  // programs: i % 7, i / 3, i & 5, i | 8, 3 * i - 1, -i.
+  // programs: i % 7, i / 3, i & 5, i | 8, 3 * i - 1, -i on an index block
+  // (k = 0..5), then the same on a Block (k = 6..11).
   virtual Observation integer_ops(int n, std::vector<int>& out) = 0;
   // The Op table over x and y (n elements each, 256-element programs, the
   // last one masked); out has Op::count * n elements.
@@ -192,6 +200,14 @@ class Backend : public cudalab::harness::BackendBase {
   virtual Observation dot(Element inputs, const std::vector<int>& mkn, const std::vector<float>& a,
                           const std::vector<float>& b, const std::vector<float>& acc,
                           std::vector<float>& out) = 0;
+
+  // out (M x N) = a (M x k) @ b (k x N) accumulated in a tile::Accumulator
+  // over K steps of BK (shape = (M, BK, N); k need not be a multiple of BK),
+  // stored under a mask of rows < `rows`; a and b rounded to `inputs` on the
+  // host first.
+  virtual Observation accumulated_dot(Element inputs, const std::vector<int>& shape, int k,
+                                      const std::vector<float>& a, const std::vector<float>& b,
+                                      int rows, std::vector<float>& out) = 0;
 
   // One program: out[i] = x[i * stride] for a 1024-element block.
   virtual Observation strided_copy(const std::vector<float>& x, int stride, std::vector<float>& out,

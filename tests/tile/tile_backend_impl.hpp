@@ -196,7 +196,8 @@ class TileBackend final : public cudalab::harness::BackendFor<Backend> {
   Observation dot(Element inputs, const std::vector<int>& mkn, const std::vector<float>& a,
                   const std::vector<float>& b, const std::vector<float>& acc,
                   std::vector<float>& out) override {
-    const DeviceBuffer<float> a_device(a), b_device(b), acc_device(acc);
+    const DeviceBuffer<float> a_device(inputs == Element::fp32 ? a : std::vector<float>{}),
+        b_device(inputs == Element::fp32 ? b : std::vector<float>{}), acc_device(acc);
     const DeviceBuffer<std::uint16_t> a_bits(rounded(inputs, a)), b_bits(rounded(inputs, b));
     return call_on_output(out, {}, [&](float* out_device) {
       with_shape(DotShapes{}, mkn, "dot", [&]<int M, int K, int N>(Dims<M, K, N>) {
@@ -212,6 +213,30 @@ class TileBackend final : public cudalab::harness::BackendFor<Backend> {
                        as_halves<__nv_bfloat16>(b_bits), acc_or_null, out_device);
         }
       });
+    });
+  }
+
+  Observation accumulated_dot(Element inputs, const std::vector<int>& shape, int k,
+                              const std::vector<float>& a, const std::vector<float>& b, int rows,
+                              std::vector<float>& out) override {
+    const DeviceBuffer<float> a_device(inputs == Element::fp32 ? a : std::vector<float>{}),
+        b_device(inputs == Element::fp32 ? b : std::vector<float>{});
+    const DeviceBuffer<std::uint16_t> a_bits(rounded(inputs, a)), b_bits(rounded(inputs, b));
+    return call_on_output(out, {}, [&](float* out_device) {
+      with_shape(AccumulatorShapes{}, shape, "accumulated_dot",
+                 [&]<int M, int BK, int N>(Dims<M, BK, N>) {
+                   if (inputs == Element::fp32) {
+                     tile::launch(AccumulatedDot<float, M, BK, N>{}, 1, a_device.data(),
+                                  b_device.data(), k, rows, out_device);
+                   } else if (inputs == Element::fp16) {
+                     tile::launch(AccumulatedDot<__half, M, BK, N>{}, 1, as_halves<__half>(a_bits),
+                                  as_halves<__half>(b_bits), k, rows, out_device);
+                   } else {
+                     tile::launch(AccumulatedDot<__nv_bfloat16, M, BK, N>{}, 1,
+                                  as_halves<__nv_bfloat16>(a_bits),
+                                  as_halves<__nv_bfloat16>(b_bits), k, rows, out_device);
+                   }
+                 });
     });
   }
 

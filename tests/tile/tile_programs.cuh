@@ -18,14 +18,15 @@ namespace tile = ::cudalab::tile;
 // for any size that is not a multiple of it.
 inline constexpr int kBlock = 256;
 
-// The offsets of this program's kBlock elements: pid * kBlock + arange.
-__device__ inline tile::Block<int, kBlock> block_offsets() {
+// The offsets of this program's kBlock elements: pid * kBlock + arange (an
+// index block, as arange's arithmetic is).
+__device__ inline auto block_offsets() {
   return tile::program_id(0) * kBlock + tile::arange<kBlock>();
 }
 
 // The row-major offsets r * columns + c of an [M, N] block.
 template <int M, int N>
-__device__ inline tile::Block<int, M, N> matrix_offsets(int columns) {
+__device__ inline auto matrix_offsets(int columns) {
   return tile::as_column(tile::arange<M>()) * columns + tile::as_row(tile::arange<N>());
 }
 
@@ -50,18 +51,24 @@ struct ProgramIds {
   }
 };
 
+// The same integer operations on an index block (arange's arithmetic,
+// computed where it is used) and on a Block holding the same values.
 struct IntegerOps {
   __device__ void operator()(int* out, int n) const {
     const auto i = block_offsets();
     const auto mask = i < n;
     int row = 0;
     const auto put = [&](const auto& values) { tile::store(out, i + (row++) * n, values, mask); };
-    put(i % 7);
-    put(i / 3);
-    put(i & 5);
-    put(i | 8);
-    put(3 * i - 1);
-    put(-i);
+    const auto put_operations = [&](const auto& x) {
+      put(x % 7);
+      put(x / 3);
+      put(x & 5);
+      put(x | 8);
+      put(3 * x - 1);
+      put(-x);
+    };
+    put_operations(i);
+    put_operations(tile::materialize(i));
   }
 };
 
@@ -253,6 +260,27 @@ struct Dot {
     const auto c = acc == nullptr ? tile::dot(a_block, b_block)
                                   : tile::dot(a_block, b_block, tile::load(acc, offsets));
     tile::store(out, offsets, c);
+  }
+};
+
+// out (M x N) = a (M x k) @ b (k x N), K steps of BK accumulated in a
+// tile::Accumulator (the tensor cores' layout where the shape allows), the
+// K tail masked with other = 0, stored under a mask of the first `rows` rows.
+template <class T, int M, int BK, int N>
+struct AccumulatedDot {
+  __device__ void operator()(const T* a, const T* b, int k, int rows, float* out) const {
+    const auto m = tile::arange<M>();
+    const auto n = tile::arange<N>();
+    tile::Accumulator<M, N> acc;
+    for (int k0 = 0; k0 < k; k0 += BK) {
+      const auto ks = k0 + tile::arange<BK>();
+      const auto a_block = tile::load(a, tile::as_column(m) * k + tile::as_row(ks),
+                                      tile::as_row(ks < k), T(0.0f));  // (M, BK)
+      const auto b_block = tile::load(b, tile::as_column(ks) * N + tile::as_row(n),
+                                      tile::as_column(ks < k), T(0.0f));  // (BK, N)
+      acc = tile::dot(a_block, b_block, acc);
+    }
+    tile::store(out, matrix_offsets<M, N>(N), acc, tile::as_column(m < rows));
   }
 };
 
