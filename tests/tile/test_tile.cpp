@@ -137,7 +137,9 @@ TEST_P(TileGrid, AGridWithAnAxisOfZeroLaunchesNothing) {
     const Observation observation = backend().program_ids(grid, out);
     ASSERT_TRUE(clean(observation, grid_text(grid)));
     EXPECT_TRUE(matches(out, before, {}, "the output after a launch on " + grid_text(grid)));
-    if (on_emulator()) EXPECT_EQ(observation.launches, 0) << grid_text(grid);
+    if (on_emulator()) {
+      EXPECT_EQ(observation.launches, 0) << grid_text(grid);
+    }
   }
 }
 

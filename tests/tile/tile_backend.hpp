@@ -7,6 +7,7 @@
 // Backend-free: test_tile.cpp sees only this header.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -125,6 +126,7 @@ struct StridedTensor {
   }
 };
 
+// The element type of a dot's operands.
 enum class Element { fp32, fp16, bf16 };
 
 class Backend : public cudalab::harness::BackendBase {
