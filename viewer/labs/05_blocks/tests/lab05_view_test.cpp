@@ -116,7 +116,7 @@ bool grades_the_skeleton(const LabSource& lab) {
 TEST(Lab05View, TheMatmulOnTheEmulatorWalksOneProgramPerCTileAndOneStepPerKTile) {
   const auto lab = lab05_source();
   ASSERT_NE(lab, nullptr);
-  const RunOutcome out = run_matmul(*lab, 0, 200, 300, 80);  // BM x BN x BK = 64 x 128 x 32
+  const RunOutcome out = run_matmul(*lab, 0, 200, 300, 80);  // ragged for the lab's tiles
   if (!out.tiles && grades_the_skeleton(*lab)) GTEST_SKIP() << "skeleton: " << out.error;
   ASSERT_TRUE(out.tiles.has_value()) << out.error;
   EXPECT_EQ(out.error, "");
@@ -147,8 +147,11 @@ TEST(Lab05View, TheMatmulOnTheEmulatorWalksOneProgramPerCTileAndOneStepPerKTile)
   EXPECT_EQ(c_tiles.size(), programs);  // each C tile stored by one program
   // K = 80 in steps of 32: the last step's tile of A is half past the edge.
   const std::size_t last = step_count(walk) - 1;
-  const TileTouch a_tile = walk.programs[0].steps[last][0];
-  ASSERT_EQ(a_tile.grid, 0u);
+  const auto& last_step = walk.programs[0].steps[last];
+  const auto a_in_last = std::find_if(last_step.begin(), last_step.end(),
+                                      [](const TileTouch& t) { return t.grid == 0; });
+  ASSERT_NE(a_in_last, last_step.end());
+  const TileTouch a_tile = *a_in_last;
   const auto masked = masked_fraction(walk, 0, last, a_tile);
   ASSERT_TRUE(masked.has_value());
   if (!grades_the_skeleton(*lab)) {
@@ -159,7 +162,7 @@ TEST(Lab05View, TheMatmulOnTheEmulatorWalksOneProgramPerCTileAndOneStepPerKTile)
 TEST(Lab05View, GroupedOrderClustersTheFirstWave) {
   const auto lab = lab05_source();
   ASSERT_NE(lab, nullptr);
-  // 4 x 4 tiles of C; the first 4 programs row-major take C's first row
+  // The first 4 programs row-major take C's first row
   // (1 panel of A, 4 of B); grouped by 2, a 2 x 2 block (2 and 2).
   const RunOutcome row_major = run_matmul(*lab, 0, 256, 512, 32);
   const RunOutcome grouped = run_matmul(*lab, 1, 256, 512, 32);
