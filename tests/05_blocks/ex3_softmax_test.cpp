@@ -6,9 +6,13 @@
 // only -infinity, which is NaN as in PyTorch. Rows are strided in x and in
 // out: the elements between output rows must keep their values, and every
 // row element is overwritten (out starts at 7, which no softmax value is).
+// On a GPU, rows that start past 2^31 elements into x need a 64-bit row
+// start.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 #include <vector>
@@ -103,6 +107,24 @@ TEST_P(Ex3Softmax, Ex3_MinusInfinityEntriesAndRows) {
   auto x = random_x(c, -3.0f, 3.0f);
   for (std::size_t e = 0; e < x.size(); e += 5) x[e] = -kInf;
   for (int j = 0; j < c.columns; ++j) x[std::size_t(4) * c.x_stride + j] = -kInf;  // row 4
+  expect_softmax(c, x);
+}
+
+// Rows that start past 2^31 elements into x: row 2 of a matrix whose rows
+// lie 2^30 + 3 apart starts at element 2^31 + 6, which a row start computed
+// as int * int wraps to a negative offset (the GPU faults or reads another
+// row). x is 8.6 GB, zero except for its three rows; GPU only, as the
+// emulator would have to fill and shadow every byte of it.
+TEST_P(Ex3Softmax, Ex3_RowsPastTwoToThe31Elements) {
+  if (on_emulator() || on_interpreter()) {
+    GTEST_SKIP() << "an 8.6 GB input; this test runs on the GPU only";
+  }
+  const Case c{3, 100, (1 << 30) + 3, 100};
+  std::vector<float> x(std::size_t(c.rows - 1) * c.x_stride + c.columns, 0.0f);
+  for (int r = 0; r < c.rows; ++r) {
+    const auto row = rng_.uniform(c.columns, -5.0f, 5.0f);
+    std::copy(row.begin(), row.end(), x.begin() + std::ptrdiff_t(r) * c.x_stride);
+  }
   expect_softmax(c, x);
 }
 
