@@ -82,4 +82,14 @@ KernelRun kernel_run_from_launch(const emu::LaunchRecord& launch, const OutputTe
   return run;
 }
 
+std::string run_problems(const harness::Observation& seen, const emu::Recording& recording) {
+  std::string text;
+  if (seen.failed()) text = seen.error_type + ": " + seen.error;
+  const auto reports = recording.reports();
+  for (std::size_t r = 0; r < reports.size() && r < 3; ++r)
+    text += (text.empty() ? "" : "\n") + reports[r].to_string();
+  if (reports.size() > 3) text += "\n... " + std::to_string(reports.size() - 3) + " more reports";
+  return text;
+}
+
 }  // namespace cudalab::viewer

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "cudalab/emu/recorder.hpp"
+#include "cudalab/harness/observation.hpp"
 #include "kernel_run.hpp"
 
 namespace cudalab::viewer {
@@ -18,5 +20,9 @@ struct OutputTensor {
 };
 
 KernelRun kernel_run_from_launch(const emu::LaunchRecord& launch, const OutputTensor& output);
+
+// What went wrong in a lab call the viewer ran: the exception the lab code
+// threw, then the emulator's first three reports (and how many more).
+std::string run_problems(const harness::Observation& seen, const emu::Recording& recording);
 
 }  // namespace cudalab::viewer

@@ -125,7 +125,7 @@ class Lab01Source final : public LabSource {
         return RunOutcome::failure("no such version");
     }
     RunOutcome out;
-    out.error = problems(seen, recording);
+    out.error = run_problems(seen, recording);
     if (recording.launches().empty()) {
       if (out.error.empty()) out.error = "the lab code launched no kernel";
       return out;
@@ -146,17 +146,6 @@ class Lab01Source final : public LabSource {
     launch.grid.x = grid.x;
     launch.grid.y = grid.y;
     return launch;
-  }
-
-  // What went wrong, as the lab code threw it and the emulator reported it.
-  static std::string problems(const harness::Observation& seen, const emu::Recording& recording) {
-    std::string text;
-    if (seen.failed()) text = seen.error_type + ": " + seen.error;
-    const auto reports = recording.reports();
-    for (std::size_t r = 0; r < reports.size() && r < 3; ++r)
-      text += (text.empty() ? "" : "\n") + reports[r].to_string();
-    if (reports.size() > 3) text += "\n... " + std::to_string(reports.size() - 3) + " more reports";
-    return text;
   }
 };
 

@@ -132,7 +132,7 @@ class Lab05Source final : public LabSource {
     emu::Recording recording;
     const harness::Observation seen = backend->matmul(m, n, k, a, b, c, ordering);
     RunOutcome out;
-    out.error = problems(seen, recording);
+    out.error = run_problems(seen, recording);
     if (recording.launches().empty()) {
       if (out.error.empty()) out.error = "the lab code launched no kernel";
       return out;
@@ -170,7 +170,7 @@ class Lab05Source final : public LabSource {
     const harness::Observation seen = request.version == kFused ? backend->fused_activation(x, y)
                                                                 : backend->unfused_activation(x, y);
     RunOutcome out;
-    out.error = problems(seen, recording);
+    out.error = run_problems(seen, recording);
     if (recording.launches().empty()) {
       if (out.error.empty()) out.error = "the lab code launched no kernel";
       return out;
@@ -191,17 +191,6 @@ class Lab05Source final : public LabSource {
     run.kernel += "  [" + code_origin() + "]";
     out.run = std::move(run);
     return out;
-  }
-
-  // What went wrong, as the lab code threw it and the emulator reported it.
-  static std::string problems(const harness::Observation& seen, const emu::Recording& recording) {
-    std::string text;
-    if (seen.failed()) text = seen.error_type + ": " + seen.error;
-    const auto reports = recording.reports();
-    for (std::size_t r = 0; r < reports.size() && r < 3; ++r)
-      text += (text.empty() ? "" : "\n") + reports[r].to_string();
-    if (reports.size() > 3) text += "\n... " + std::to_string(reports.size() - 3) + " more reports";
-    return text;
   }
 };
 
