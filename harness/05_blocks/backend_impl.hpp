@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -121,13 +120,14 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
         b.size() != std::size_t(k) * n || c.size() != std::size_t(m) * n) {
       throw std::invalid_argument("matmul: A, B and C must hold m*k, k*n and m*n elements");
     }
-    DeviceBuffer<__half> a_device(as_halves(a)), b_device(as_halves(b));
+    DeviceBuffer<std::uint16_t> a_device(a), b_device(b);
+    const auto* a_half = reinterpret_cast<const __half*>(a_device.data());
+    const auto* b_half = reinterpret_cast<const __half*>(b_device.data());
     return call_on_output(c, options, [&](float* c_device) {
       if (ordering.grouped) {
-        lab05::matmul_grouped(a_device.data(), b_device.data(), c_device, m, n, k,
-                              ordering.group_m);
+        lab05::matmul_grouped(a_half, b_half, c_device, m, n, k, ordering.group_m);
       } else {
-        lab05::matmul(a_device.data(), b_device.data(), c_device, m, n, k);
+        lab05::matmul(a_half, b_half, c_device, m, n, k);
       }
     });
   }
@@ -177,12 +177,6 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
   static std::size_t strided_size(int rows, int columns, int stride) {
     return rows == 0 ? 0 : std::size_t(rows - 1) * std::size_t(stride) + std::size_t(columns);
-  }
-  static std::vector<__half> as_halves(const std::vector<std::uint16_t>& bits) {
-    std::vector<__half> halves(bits.size());
-    std::memcpy(static_cast<void*>(halves.data()), bits.data(),
-                bits.size() * sizeof(std::uint16_t));
-    return halves;
   }
 };
 

@@ -27,23 +27,44 @@ namespace detail {
 
 constexpr bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+// A block's shape; every block type (Block, IndexBlock) checks its shape here.
 template <int... Dims>
 struct ShapeOf {
+  static_assert(sizeof...(Dims) == 1 || sizeof...(Dims) == 2,
+                "tile::Block: a block has one or two dimensions, e.g. Block<float, 1024> or "
+                "Block<float, 64, 32>");
+  static_assert((is_power_of_two(Dims) && ...),
+                "tile::Block: every dimension must be a power of two (Triton's rule too); cover "
+                "a size like 781 with a 1024-element block and a mask");
   static constexpr int rank = sizeof...(Dims);
   static constexpr int size = (1 * ... * Dims);
 };
+
+// The element of an [Ms, Ns] block that element e of its stretch to [M, N]
+// stands for.
+template <int M, int N, int Ms, int Ns>
+__device__ inline int stretch_source(int e) {
+  static_assert((Ms == M || Ms == 1) && (Ns == N || Ns == 1),
+                "tile::broadcast_to: only a dimension of 1 stretches");
+  const int r = Ms == 1 ? 0 : e / N;
+  const int c = Ns == 1 ? 0 : e % N;
+  return r * Ns + c;
+}
+
+// tl.maximum and tl.minimum's rule, also the reductions': NaN wins.
+template <class X, class Y>
+__device__ inline X nan_max(X x, Y y) {
+  return x != x ? x : (y != y || y > x) ? X(y) : x;
+}
+template <class X, class Y>
+__device__ inline X nan_min(X x, Y y) {
+  return x != x ? x : (y != y || y < x) ? X(y) : x;
+}
 
 }  // namespace detail
 
 template <class T, int... Dims>
 class Block {
-  static_assert(sizeof...(Dims) == 1 || sizeof...(Dims) == 2,
-                "tile::Block: a block has one or two dimensions, e.g. Block<float, 1024> or "
-                "Block<float, 64, 32>");
-  static_assert((detail::is_power_of_two(Dims) && ...),
-                "tile::Block: every dimension must be a power of two (Triton's rule too); cover "
-                "a size like 781 with a 1024-element block and a mask");
-
  public:
   using value_type = T;
   static constexpr int rank = sizeof...(Dims);
@@ -76,12 +97,6 @@ inline constexpr bool is_block<Block<T, Dims...>> = true;
 // stretch goes through shared memory. Combined with a Block, it becomes one.
 template <class IndexValue, int... Dims>
 class IndexBlock {
-  static_assert(sizeof...(Dims) == 1 || sizeof...(Dims) == 2,
-                "tile::Block: a block has one or two dimensions");
-  static_assert((detail::is_power_of_two(Dims) && ...),
-                "tile::Block: every dimension must be a power of two (Triton's rule too); cover "
-                "a size like 781 with a 1024-element block and a mask");
-
  public:
   using value_type = decltype(std::declval<IndexValue>()(0));
   static constexpr int rank = sizeof...(Dims);
@@ -242,19 +257,13 @@ __device__ inline Block<T, Dims...> broadcast_to(const Block<T, S...>& x) {
   } else {
     constexpr int M = Dest::dims[0], N = Dest::dims[1];
     constexpr int Ms = Src::dims[0], Ns = Src::dims[1];
-    static_assert((Ms == M || Ms == 1) && (Ns == N || Ns == 1),
-                  "tile::broadcast_to: only a dimension of 1 stretches");
     if constexpr (Ms == 1 && Ns == N && N % kThreads == 0) {
       // Each thread's columns repeat every N / kThreads slots: no element moves.
       Dest out;
       for (int i = 0; i < Dest::per_thread; ++i) out.v[i] = x.v[i % Src::per_thread];
       return out;
     } else {
-      return detail::gather<Dest>(x, [](int e) {
-        const int r = Ms == 1 ? 0 : e / N;
-        const int c = Ns == 1 ? 0 : e % N;
-        return r * Ns + c;
-      });
+      return detail::gather<Dest>(x, [](int e) { return detail::stretch_source<M, N, Ms, Ns>(e); });
     }
   }
 }
@@ -275,13 +284,8 @@ __device__ inline auto broadcast_to(const IndexBlock<F, S...>& x) {
     constexpr int dest[] = {Dims...};
     constexpr int M = dest[0], N = dest[1];
     constexpr int Ms = Src::dims[0], Ns = Src::dims[1];
-    static_assert((Ms == M || Ms == 1) && (Ns == N || Ns == 1),
-                  "tile::broadcast_to: only a dimension of 1 stretches");
-    return index_block<Dims...>([x](int e) {
-      const int r = Ms == 1 ? 0 : e / N;
-      const int c = Ns == 1 ? 0 : e % N;
-      return x.index_value(r * Ns + c);
-    });
+    return index_block<Dims...>(
+        [x](int e) { return x.index_value(detail::stretch_source<M, N, Ms, Ns>(e)); });
   }
 }
 
@@ -509,18 +513,12 @@ requires(is_block_like<C>) __device__
 template <class A, class B>
 requires(is_block_like<A> || is_block_like<B>) __device__
     inline auto maximum(const A& a, const B& b) {
-  return zip([](auto x, auto y) { return x != x              ? x
-                                         : (y != y || y > x) ? decltype(x)(y)
-                                                             : x; }, a,
-             b);
+  return zip([](auto x, auto y) { return detail::nan_max(x, y); }, a, b);
 }
 template <class A, class B>
 requires(is_block_like<A> || is_block_like<B>) __device__
     inline auto minimum(const A& a, const B& b) {
-  return zip([](auto x, auto y) { return x != x              ? x
-                                         : (y != y || y < x) ? decltype(x)(y)
-                                                             : x; }, a,
-             b);
+  return zip([](auto x, auto y) { return detail::nan_min(x, y); }, a, b);
 }
 
 // Math on float blocks, with the CUDA math library's functions.

@@ -42,7 +42,7 @@ struct MaxOp {
   }
   template <class T>
   __device__ T operator()(T a, T b) const {
-    return a != a ? a : (b != b || b > a) ? b : a;
+    return nan_max(a, b);
   }
 };
 struct MinOp {
@@ -53,7 +53,7 @@ struct MinOp {
   }
   template <class T>
   __device__ T operator()(T a, T b) const {
-    return a != a ? a : (b != b || b < a) ? b : a;
+    return nan_min(a, b);
   }
 };
 
