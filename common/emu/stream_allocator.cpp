@@ -1,5 +1,5 @@
 // The stream-ordered allocator: cudaMallocAsync and cudaFreeAsync over one
-// pool per process (docs/emulator.md, "Stream-ordered allocation").
+// pool per device (the stream's) (docs/emulator.md, "Stream-ordered allocation").
 //
 // A block freed on a stream goes back to the pool in that stream's order:
 // the next cudaMallocAsync on the same stream may get it at once, another
@@ -53,6 +53,8 @@ PoolBlock* reusable(Pool& p, std::size_t capacity, cudaStream_t stream) {
   PoolBlock* best = nullptr;
   for (auto& [base, block] : p.blocks) {
     if (!block.free || block.capacity != capacity) continue;
+    // Each device has its own pool, as on the GPU.
+    if (block.allocation->device != detail::device_of_stream(stream)) continue;
     if (!detail::next_happens_after(stream, block.free_op)) continue;
     if (!best || block.free_order > best->free_order) best = &block;
   }
@@ -82,7 +84,7 @@ cudaError_t detail::malloc_async(void** ptr, std::size_t bytes, cudaStream_t str
     // allocation runs, after the free (which retires it when it runs).
     detail::revive_from_pool(a, bytes);
   } else {
-    a = detail::allocate(capacity);
+    a = detail::allocate(capacity, detail::device_of_stream(stream));
     if (!a) {
       *ptr = nullptr;
       return fail(cudaErrorMemoryAllocation);

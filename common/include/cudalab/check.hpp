@@ -6,7 +6,7 @@
 //   my_kernel<<<grid, block>>>(...);
 //   CUDA_CHECK_LAUNCH();          // a bad launch configuration fails here
 //   CUBLAS_CHECK(cublasSgemm(...));   // GPU translation units only
-//   NCCL_CHECK(ncclAllReduce(...));   // GPU translation units only
+//   NCCL_CHECK(ncclAllReduce(...));   // cudalab/nccl.hpp, on both backends
 //
 // A kernel that faults while running is reported by the next call that waits
 // for it. Set CUDALAB_SYNC_LAUNCHES=1 to make CUDA_CHECK_LAUNCH() wait right
@@ -18,10 +18,6 @@
 
 #if CUDALAB_GPU
 #include <cublas_v2.h>
-#if __has_include(<nccl.h>)
-#include <nccl.h>
-#define CUDALAB_HAS_NCCL 1
-#endif
 #endif
 
 namespace cudalab {
@@ -60,39 +56,6 @@ inline void check_cublas(cublasStatus_t status, const char* expression, const ch
 }
 #endif
 
-#if defined(CUDALAB_HAS_NCCL)
-// NCCL has ncclGetErrorString but no function for the enumerator's name.
-inline const char* nccl_result_name(ncclResult_t status) {
-  switch (status) {
-    case ncclSuccess:
-      return "ncclSuccess";
-    case ncclUnhandledCudaError:
-      return "ncclUnhandledCudaError";
-    case ncclSystemError:
-      return "ncclSystemError";
-    case ncclInternalError:
-      return "ncclInternalError";
-    case ncclInvalidArgument:
-      return "ncclInvalidArgument";
-    case ncclInvalidUsage:
-      return "ncclInvalidUsage";
-    case ncclRemoteError:
-      return "ncclRemoteError";
-    case ncclInProgress:
-      return "ncclInProgress";
-    default:
-      return "ncclResult (unknown)";
-  }
-}
-
-// ncclInProgress counts as a failure: cudalab only uses blocking communicators.
-inline void check_nccl(ncclResult_t status, const char* expression, const char* file, int line) {
-  if (status == ncclSuccess) return;
-  throw CudaError(ErrorSite{"NCCL", static_cast<int>(status), nccl_result_name(status),
-                            ncclGetErrorString(status), expression, file, line});
-}
-#endif
-
 }  // namespace CUDALAB_BACKEND
 }  // namespace cudalab
 
@@ -100,7 +63,4 @@ inline void check_nccl(ncclResult_t status, const char* expression, const char* 
 #define CUDA_CHECK_LAUNCH() ::cudalab::check_launch(__FILE__, __LINE__)
 #if CUDALAB_GPU
 #define CUBLAS_CHECK(expr) ::cudalab::check_cublas((expr), #expr, __FILE__, __LINE__)
-#endif
-#if defined(CUDALAB_HAS_NCCL)
-#define NCCL_CHECK(expr) ::cudalab::check_nccl((expr), #expr, __FILE__, __LINE__)
 #endif

@@ -1,0 +1,82 @@
+// Lab 04 behind one interface, whichever backend runs it.
+//
+// backend_emu.cpp (host compiler: ranks as host threads over the emulator's
+// virtual devices, one per rank, and the emulator's NCCL) and backend_gpu.cu
+// (nvcc: simulated ranks as streams of one GPU, and real NCCL over one GPU
+// per rank) both include the lab's files and implement Backend. Each call
+// runs one collective on `ranks` ranks with the student's code and returns
+// every rank's output and the bytes each rank sent to each peer.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cudalab/comm/comm.hpp"
+#include "cudalab/harness/observation.hpp"
+
+namespace lab04::harness {
+
+using cudalab::comm::Collective;
+using cudalab::comm::Traffic;
+using cudalab::harness::Observation;
+
+// One call: `inputs[r]` is rank r's send buffer (count elements, or
+// ranks * count for reduce_scatter); in_place puts send and recv in one
+// buffer as NCCL defines it (all_gather: send is recv + rank * count;
+// reduce_scatter: recv is send + rank * count).
+struct CollectiveCase {
+  Collective which = Collective::all_reduce;
+  std::size_t count = 0;  // elements per rank, NCCL's count
+  int root = 0;           // broadcast only
+  bool in_place = false;
+  std::vector<std::vector<float>> inputs;  // one per rank
+  int ranks() const { return static_cast<int>(inputs.size()); }
+};
+
+// Which communicator runs the student's Comm code.
+enum class CommKind {
+  simulated,  // SimComm: emulator devices, or streams of one GPU
+  nccl,       // NcclComm: one GPU per rank (emulator: the emulator's NCCL)
+};
+
+// Where the ring stops (exercise 4).
+enum class RingStop { after_reduce_scatter, complete };
+
+struct RanksRun {
+  Observation observation;                  // the error, if any; emulator reports
+  std::vector<std::vector<float>> outputs;  // each rank's recv buffer afterwards
+  Traffic traffic;                          // bytes sent, by Comm::send
+  std::string comm;                         // the Comm's backend()
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual bool is_emulator() const = 0;
+
+  // Devices NCCL can put ranks on (one rank per device).
+  virtual int nccl_devices() const = 0;
+
+  // Exercise 1: the student's collective written with Comm send/recv.
+  virtual RanksRun by_hand(const CollectiveCase& c, CommKind comm) = 0;
+  // Exercise 2: the student's NCCL calls, one thread driving every rank.
+  virtual RanksRun through_nccl(const CollectiveCase& c) = 0;
+  // Exercise 4: the student's ring all-reduce (c.which is all_reduce).
+  virtual RanksRun ring(const CollectiveCase& c, RingStop stop, CommKind comm) = 0;
+
+  // Exercise 3, the student's arithmetic (pure functions).
+  virtual double message_bytes(Collective which, std::size_t count, std::size_t element_bytes,
+                               int ranks) const = 0;
+  virtual double algbw_gbps(double bytes, double seconds) const = 0;
+  virtual double busbw_factor(Collective which, int ranks) const = 0;
+};
+
+std::unique_ptr<Backend> make_emulator_backend();
+std::unique_ptr<Backend> make_gpu_backend(std::string* why_not);
+std::unique_ptr<Backend> make_reference_emulator_backend();
+std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not);
+
+}  // namespace lab04::harness

@@ -1,0 +1,251 @@
+// Lab 04's Backend, written once and compiled twice (backend_gpu.cu by nvcc,
+// backend_emu.cpp by the host compiler) inside the inline namespace
+// CUDALAB_BACKEND. Each call gives every rank its buffers on its device,
+// runs the student's code on every rank (a host thread each), and reads the
+// ranks' outputs and traffic back.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "bandwidth.hpp"
+#include "collectives_by_hand.cuh"
+#include "cudalab/comm/nccl_comm.hpp"
+#include "cudalab/comm/sim_comm.hpp"
+#include "cudalab/device_buffer.hpp"
+#include "cudalab/harness/device_call.hpp"
+#include "nccl_collectives.cuh"
+#include "ring_all_reduce.cuh"
+
+#if !CUDALAB_GPU
+#include "cudalab/emu/recorder.hpp"
+#endif
+
+namespace lab04::harness {
+inline namespace CUDALAB_BACKEND {
+
+using cudalab::DeviceBuffer;
+using cudalab::comm::Comm;
+using cudalab::harness::observe_call;
+
+// One rank's buffers on its device. Outputs start as NaN, so a rank that
+// leaves part of its output unwritten fails.
+struct RankBuffers {
+  int device = 0;
+  DeviceBuffer<float> send_buffer;  // empty when in place
+  DeviceBuffer<float> recv_buffer;
+  const float* send = nullptr;
+  float* recv = nullptr;
+  std::size_t recv_count = 0;
+};
+
+inline std::size_t send_count(const CollectiveCase& c) {
+  return c.which == Collective::reduce_scatter ? c.count * static_cast<std::size_t>(c.ranks())
+                                               : c.count;
+}
+inline std::size_t recv_count(const CollectiveCase& c) {
+  return c.which == Collective::all_gather ? c.count * static_cast<std::size_t>(c.ranks())
+                                           : c.count;
+}
+
+// The emulator needs as many virtual devices as ranks; a GPU has what it has.
+class DevicesFor {
+ public:
+#if CUDALAB_GPU
+  explicit DevicesFor(int) {}
+#else
+  explicit DevicesFor(int ranks) : options_(with_devices(ranks)) {}
+
+ private:
+  static cudalab::emu::Options with_devices(int ranks) {
+    cudalab::emu::Options options = cudalab::emu::options();
+    options.devices = static_cast<unsigned>(std::max(ranks, 1));
+    return options;
+  }
+  cudalab::emu::ScopedOptions options_;
+#endif
+};
+
+inline std::vector<RankBuffers> make_buffers(const CollectiveCase& c,
+                                             const std::vector<int>& devices) {
+  const int n = c.ranks();
+  std::vector<RankBuffers> ranks(static_cast<std::size_t>(n));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int r = 0; r < n; ++r) {
+    RankBuffers& b = ranks[static_cast<std::size_t>(r)];
+    const std::vector<float>& input = c.inputs[static_cast<std::size_t>(r)];
+    if (input.size() != send_count(c)) {
+      throw std::invalid_argument("lab 04: rank " + std::to_string(r) + " has " +
+                                  std::to_string(input.size()) + " inputs, the call needs " +
+                                  std::to_string(send_count(c)));
+    }
+    b.device = devices[static_cast<std::size_t>(r)];
+    b.recv_count = recv_count(c);
+    cudalab::comm::sim_detail::DeviceScope on(b.device);
+    const std::size_t offset = static_cast<std::size_t>(r) * c.count;
+    if (!c.in_place) {
+      b.send_buffer = DeviceBuffer<float>(input);
+      b.recv_buffer = DeviceBuffer<float>(std::vector<float>(b.recv_count, nan));
+      b.send = b.send_buffer.data();
+      b.recv = b.recv_buffer.data();
+    } else if (c.which == Collective::all_gather) {
+      std::vector<float> whole(b.recv_count, nan);
+      std::copy(input.begin(), input.end(), whole.begin() + static_cast<std::ptrdiff_t>(offset));
+      b.recv_buffer = DeviceBuffer<float>(whole);
+      b.recv = b.recv_buffer.data();
+      b.send = b.recv + offset;
+    } else if (c.which == Collective::reduce_scatter) {
+      b.send_buffer = DeviceBuffer<float>(input);
+      b.send = b.send_buffer.data();
+      b.recv = b.send_buffer.data() + offset;
+    } else {
+      b.recv_buffer = DeviceBuffer<float>(input);
+      b.recv = b.recv_buffer.data();
+      b.send = b.recv;
+    }
+  }
+  return ranks;
+}
+
+inline std::vector<std::vector<float>> read_outputs(const std::vector<RankBuffers>& ranks) {
+  std::vector<std::vector<float>> outputs;
+  for (const RankBuffers& b : ranks) {
+    cudalab::comm::sim_detail::DeviceScope on(b.device);
+    std::vector<float> values(b.recv_count);
+    if (!values.empty()) {
+      CUDA_CHECK(
+          cudaMemcpy(values.data(), b.recv, values.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    }
+    outputs.push_back(std::move(values));
+  }
+  return outputs;
+}
+
+class LabBackend final : public cudalab::harness::BackendFor<Backend> {
+ public:
+  int nccl_devices() const override {
+#if CUDALAB_GPU
+    int devices = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&devices));
+    return devices;
+#else
+    return 64;  // the emulator makes as many virtual devices as a call needs
+#endif
+  }
+
+  RanksRun by_hand(const CollectiveCase& c, CommKind kind) override {
+    return on_ranks(c, kind, [&c](Comm& comm, const float* send, float* recv) {
+      switch (c.which) {
+        case Collective::all_reduce:
+          lab04::all_reduce_by_hand(comm, send, recv, c.count);
+          break;
+        case Collective::broadcast:
+          lab04::broadcast_by_hand(comm, send, recv, c.count, c.root);
+          break;
+        case Collective::all_gather:
+          lab04::all_gather_by_hand(comm, send, recv, c.count);
+          break;
+        case Collective::reduce_scatter:
+          lab04::reduce_scatter_by_hand(comm, send, recv, c.count);
+          break;
+      }
+    });
+  }
+
+  RanksRun ring(const CollectiveCase& c, RingStop stop, CommKind kind) override {
+    return on_ranks(c, kind, [&c, stop](Comm& comm, const float* send, float* recv) {
+      lab04::ring_all_reduce(comm, send, recv, c.count, stop == RingStop::after_reduce_scatter);
+    });
+  }
+
+  RanksRun through_nccl(const CollectiveCase& c) override {
+    RanksRun result;
+    result.comm = CUDALAB_GPU ? "nccl" : "nccl (emulated)";
+    const int n = c.ranks();
+    DevicesFor devices_for(n);
+    std::vector<RankBuffers> ranks;
+    std::vector<cudaStream_t> streams(static_cast<std::size_t>(n), nullptr);
+    result.observation = observe_call({}, {}, [&] {
+      if (n > nccl_devices()) {
+        throw std::invalid_argument("NCCL needs one device per rank: " + std::to_string(n) +
+                                    " ranks, " + std::to_string(nccl_devices()) + " devices");
+      }
+      ranks = make_buffers(c, cudalab::comm::one_device_per_rank(n));
+      std::vector<const float*> sends;
+      std::vector<float*> recvs;
+      for (int r = 0; r < n; ++r) {
+        cudalab::comm::sim_detail::DeviceScope on(r);
+        CUDA_CHECK(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(r)],
+                                             cudaStreamNonBlocking));
+        sends.push_back(ranks[static_cast<std::size_t>(r)].send);
+        recvs.push_back(ranks[static_cast<std::size_t>(r)].recv);
+      }
+      std::vector<ncclComm_t> comms =
+          lab04::make_communicators(cudalab::comm::one_device_per_rank(n));
+      lab04::run_collective(c.which, comms, streams, sends, recvs, c.count, c.root);
+      result.outputs = read_outputs(ranks);
+      lab04::destroy_communicators(comms);
+    });
+    for (int r = 0; r < n; ++r) {
+      if (streams[static_cast<std::size_t>(r)] == nullptr) continue;
+      cudalab::comm::sim_detail::DeviceScope on(r);
+      CUDA_CHECK(cudaStreamSynchronize(streams[static_cast<std::size_t>(r)]));
+      CUDA_CHECK(cudaStreamDestroy(streams[static_cast<std::size_t>(r)]));
+    }
+    return result;
+  }
+
+  double message_bytes(Collective which, std::size_t count, std::size_t element_bytes,
+                       int ranks) const override {
+    return lab04::message_bytes(which, count, element_bytes, ranks);
+  }
+  double algbw_gbps(double bytes, double seconds) const override {
+    return lab04::algbw_gbps(bytes, seconds);
+  }
+  double busbw_factor(Collective which, int ranks) const override {
+    return lab04::busbw_factor(which, ranks);
+  }
+
+ private:
+  using RankBody = std::function<void(Comm&, const float*, float*)>;
+
+  // Runs `body` on every rank of a fresh communicator of `kind`.
+  RanksRun on_ranks(const CollectiveCase& c, CommKind kind, const RankBody& body) {
+    RanksRun result;
+    const int n = c.ranks();
+    DevicesFor devices_for(n);
+    std::vector<RankBuffers> ranks;
+    const auto per_rank = [&](Comm& comm) {
+      const RankBuffers& b = ranks[static_cast<std::size_t>(comm.rank())];
+      body(comm, b.send, b.recv);
+    };
+    result.observation = observe_call({}, {}, [&] {
+      if (kind == CommKind::nccl) {
+        ranks = make_buffers(c, cudalab::comm::one_device_per_rank(n));
+        result.comm = CUDALAB_GPU ? "nccl" : "nccl (emulated)";
+        result.traffic = cudalab::comm::run_nccl_ranks(n, per_rank);
+      } else {
+        // The emulator: a virtual device per rank; a GPU: every rank on it.
+        const std::vector<int> devices = CUDALAB_GPU ? cudalab::comm::all_on_device(n, 0)
+                                                     : cudalab::comm::one_device_per_rank(n);
+        ranks = make_buffers(c, devices);
+        result.comm =
+            CUDALAB_GPU ? "device-sim (streams of one GPU)" : "threads (emulator devices)";
+        cudalab::comm::SimWorld world(devices);
+        result.traffic = cudalab::comm::run_ranks(world, per_rank, result.comm);
+      }
+      result.outputs = read_outputs(ranks);
+    });
+    return result;
+  }
+};
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace lab04::harness

@@ -1,0 +1,48 @@
+// Exercise 2: the same four collectives through NCCL's own API, one host
+// thread driving every rank (NCCL's "single process, multiple devices"
+// pattern). On a GPU machine this is real NCCL, one rank per GPU; on the
+// emulator it is the emulator's NCCL, one rank per virtual device, with the
+// same names and rules (cudalab/comm/emulated_nccl.hpp).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "cudalab/check.hpp"
+#include "cudalab/comm/comm.hpp"
+#include "cudalab/nccl.hpp"
+
+namespace lab04 {
+inline namespace CUDALAB_BACKEND {
+
+using cudalab::comm::Collective;
+
+// One communicator per device, rank r on devices[r].
+inline std::vector<ncclComm_t> make_communicators(const std::vector<int>& devices) {
+  std::vector<ncclComm_t> comms(devices.size());
+  // TODO(ex2) begin, about 1 line: one call makes them all
+  // TODO(ex2) end
+  return comms;
+}
+
+// Runs `which` on every rank: rank r reads sends[r] and writes recvs[r] on
+// streams[r] (counts as in NCCL: per rank; an all_gather's recv and a
+// reduce_scatter's send hold comms.size() * count). Returns when every
+// rank's result is in its recv buffer.
+inline void run_collective(Collective which, const std::vector<ncclComm_t>& comms,
+                           const std::vector<cudaStream_t>& streams,
+                           const std::vector<const float*>& sends, const std::vector<float*>& recvs,
+                           std::size_t count, int root) {
+  // TODO(ex2) begin, about 26 lines: one group with each rank's call
+  // (ncclAllReduce, ncclBroadcast, ncclAllGather, ncclReduceScatter), then
+  // wait for the streams
+  // TODO(ex2) end
+}
+
+inline void destroy_communicators(std::vector<ncclComm_t>& comms) {
+  for (ncclComm_t c : comms) NCCL_CHECK(ncclCommDestroy(c));
+  comms.clear();
+}
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace lab04
