@@ -196,6 +196,7 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
   CLI::App app{tool + ": lab " + lab + "'s kernels timed on the GPU against anchors"};
   std::string out_path, pytorch_json, no_pytorch;
   int repeats = 20;
+  int ranks = 0;
   app.add_option("--out", out_path, "the result file to write")->required();
   auto* with_pytorch =
       app.add_option("--pytorch-json", pytorch_json,
@@ -204,6 +205,8 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
                  "why there are no PyTorch figures (said in the result file)")
       ->excludes(with_pytorch);
   app.add_option("--repeats", repeats, "timed runs per figure (the median is kept)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--ranks", ranks, "GPUs a multi-GPU benchmark uses (default: every visible one)")
       ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
@@ -217,6 +220,7 @@ int bench_main(int argc, char** argv, const std::string& tool, const std::string
       return 1;
     }
     BenchRun run(tool, lab, argc, argv, repeats, pytorch_json);
+    run.set_ranks(ranks);
     if (!no_pytorch.empty()) run.add_note("no PyTorch anchor: " + no_pytorch);
     body(run);
     cudalab::write_result(out_path, run.result());

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,12 @@ struct RanksRun {
   std::string comm;                         // the Comm's backend()
 };
 
+// One timed collective (exercise 5, the benchmark).
+struct TimedCollective {
+  double ms = 0;            // median over the repeats of the slowest rank's time
+  std::uint64_t wrong = 0;  // elements of any rank's output that are wrong (#wrong)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -66,6 +73,13 @@ class Backend {
   virtual RanksRun through_nccl(const CollectiveCase& c) = 0;
   // Exercise 4: the student's ring all-reduce (c.which is all_reduce).
   virtual RanksRun ring(const CollectiveCase& c, RingStop stop, CommKind comm) = 0;
+
+  // Exercise 5 (the benchmark): NCCL's `which`, or with student_ring the
+  // student's ring all-reduce over NcclComm, on `ranks` devices (one rank
+  // each), in place, `count` elements per rank (NCCL's count): every rank
+  // starts each run together (after a barrier); one warm-up run first.
+  virtual TimedCollective time_collective(Collective which, bool student_ring, int ranks,
+                                          std::size_t count, int repeats) = 0;
 
   // Exercise 3, the student's arithmetic (pure functions).
   virtual double message_bytes(Collective which, std::size_t count, std::size_t element_bytes,

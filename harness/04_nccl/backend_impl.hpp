@@ -202,6 +202,27 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     return result;
   }
 
+  TimedCollective time_collective(Collective which, bool student_ring, int ranks, std::size_t count,
+                                  int repeats) override {
+    DevicesFor devices_for(ranks);
+    std::vector<std::vector<double>> ms(static_cast<std::size_t>(ranks));
+    std::vector<std::uint64_t> wrong(static_cast<std::size_t>(ranks), 0);
+    cudalab::comm::run_nccl_ranks(ranks, [&](Comm& comm) {
+      const std::size_t r = static_cast<std::size_t>(comm.rank());
+      ms[r] = time_on_rank(comm, which, student_ring, count, repeats, &wrong[r]);
+    });
+    TimedCollective timed;
+    std::vector<double> slowest(static_cast<std::size_t>(repeats), 0.0);
+    for (const auto& rank_ms : ms) {
+      for (std::size_t i = 0; i < slowest.size(); ++i)
+        slowest[i] = std::max(slowest[i], rank_ms[i]);
+    }
+    std::sort(slowest.begin(), slowest.end());
+    timed.ms = slowest[slowest.size() / 2];
+    for (const std::uint64_t w : wrong) timed.wrong += w;
+    return timed;
+  }
+
   double message_bytes(Collective which, std::size_t count, std::size_t element_bytes,
                        int ranks) const override {
     return lab04::message_bytes(which, count, element_bytes, ranks);
@@ -214,6 +235,93 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
 
  private:
+  // One rank's part of time_collective: rank r's input is all r + 1, so
+  // every expected output is known; returns each run's milliseconds.
+  static std::vector<double> time_on_rank(Comm& comm, Collective which, bool student_ring,
+                                          std::size_t count, int repeats, std::uint64_t* wrong) {
+    const std::size_t n = static_cast<std::size_t>(comm.size());
+    const std::size_t r = static_cast<std::size_t>(comm.rank());
+    const bool whole = which == Collective::all_gather || which == Collective::reduce_scatter;
+    const std::size_t total = whole ? count * n : count;
+    // In place, as NCCL defines it (backend.hpp, CollectiveCase).
+    std::vector<float> initial(total, static_cast<float>(r + 1));
+    if (which == Collective::all_gather) {
+      std::fill(initial.begin(), initial.end(), std::numeric_limits<float>::quiet_NaN());
+      std::fill_n(initial.begin() + static_cast<std::ptrdiff_t>(r * count), count,
+                  static_cast<float>(r + 1));
+    }
+    const DeviceBuffer<float> pristine(initial);
+    DeviceBuffer<float> buffer(total);
+    float* data = buffer.data();
+    const float* send = which == Collective::all_gather ? data + r * count : data;
+    float* recv = which == Collective::reduce_scatter ? data + r * count : data;
+    const auto run = [&] {
+      if (student_ring) {
+        lab04::ring_all_reduce(comm, data, data, count);
+        return;
+      }
+      switch (which) {
+        case Collective::all_reduce:
+          comm.all_reduce(data, data, count, cudalab::comm::DataType::f32,
+                          cudalab::comm::ReduceOp::sum);
+          break;
+        case Collective::broadcast:
+          comm.broadcast(data, data, count, cudalab::comm::DataType::f32, 0);
+          break;
+        case Collective::all_gather:
+          comm.all_gather(send, data, count, cudalab::comm::DataType::f32);
+          break;
+        case Collective::reduce_scatter:
+          comm.reduce_scatter(data, recv, count, cudalab::comm::DataType::f32,
+                              cudalab::comm::ReduceOp::sum);
+          break;
+      }
+    };
+    const auto reset = [&] {
+      CUDA_CHECK(cudaMemcpyAsync(data, pristine.data(), total * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, comm.stream()));
+    };
+    cudaEvent_t start = nullptr, stop = nullptr;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<double> times;
+    for (int i = 0; i <= repeats; ++i) {  // run 0 is the warm-up
+      reset();
+      comm.barrier();
+      CUDA_CHECK(cudaEventRecord(start, comm.stream()));
+      run();
+      CUDA_CHECK(cudaEventRecord(stop, comm.stream()));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      float elapsed = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+      if (i > 0) times.push_back(elapsed);
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    const std::vector<float> out = buffer.copy_to_host();
+    const float sum = static_cast<float>(n * (n + 1) / 2);
+    const auto expected = [&](std::size_t i) -> float {
+      switch (which) {
+        case Collective::all_reduce:
+          return sum;
+        case Collective::broadcast:
+          return 1.0f;
+        case Collective::all_gather:
+          return static_cast<float>(i / count + 1);
+        case Collective::reduce_scatter:
+          return sum;
+      }
+      return 0.0f;
+    };
+    // A reduce_scatter's output is this rank's block; NCCL may use the rest.
+    const std::size_t first = which == Collective::reduce_scatter ? r * count : 0;
+    const std::size_t end = which == Collective::reduce_scatter ? first + count : out.size();
+    for (std::size_t i = first; i < end; ++i) {
+      if (!(out[i] == expected(i))) ++*wrong;
+    }
+    return times;
+  }
+
   using RankBody = std::function<void(Comm&, const float*, float*)>;
 
   // Runs `body` on every rank of a fresh communicator of `kind`.

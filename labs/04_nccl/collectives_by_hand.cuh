@@ -12,7 +12,7 @@
 
 #include "add_into.cuh"
 #include "cudalab/comm/comm.hpp"
-#include "cudalab/device_buffer.hpp"
+#include "cudalab/stream_buffer.hpp"
 
 namespace lab04 {
 inline namespace CUDALAB_BACKEND {
@@ -23,7 +23,7 @@ using cudalab::comm::Comm;
 inline void all_reduce_by_hand(Comm& comm, const float* send, float* recv, std::size_t count) {
   const int n = comm.size();
   const int me = comm.rank();
-  // TODO(ex1) begin, about 14 lines: exchange whole buffers with every other
+  // TODO(ex1) begin, about 13 lines: exchange whole buffers with every other
   // rank (one group), then add what came in
   // TODO(ex1) end
 }
@@ -46,7 +46,7 @@ inline void all_gather_by_hand(Comm& comm, const float* send, float* recv, std::
 // Every rank r: recv[i] = sum over ranks q of (rank q's send)[r * count + i];
 // send holds size() * count.
 inline void reduce_scatter_by_hand(Comm& comm, const float* send, float* recv, std::size_t count) {
-  // TODO(ex1) begin, about 16 lines: send block q to rank q, receive your block
+  // TODO(ex1) begin, about 15 lines: send block q to rank q, receive your block
   // from everyone (one group), then add them up
   // TODO(ex1) end
 }

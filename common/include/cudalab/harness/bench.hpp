@@ -32,6 +32,10 @@ class BenchRun {
 
   ResultFile& result() { return result_; }
   int repeats() const { return repeats_; }
+  // --ranks: how many GPUs a multi-GPU benchmark (lab 04) uses; 0 when not
+  // given (the benchmark then takes every visible GPU).
+  int ranks() const { return ranks_; }
+  void set_ranks(int ranks) { ranks_ = ranks; }
 
   // Median milliseconds of repeats() runs of `work`, each after the L2 was
   // flushed (a buffer twice its size written), after one warm-up run.
@@ -93,12 +97,13 @@ class BenchRun {
   struct FlushBuffer;
   ResultFile result_;
   int repeats_;
+  int ranks_ = 0;
   std::string pytorch_json_;
   std::unique_ptr<FlushBuffer> flush_;
 };
 
 // main() of a lab's bench program: --out FILE (required), --pytorch-json
-// FILE or --no-pytorch REASON, --repeats N; runs `body` and writes the
+// FILE or --no-pytorch REASON, --repeats N, --ranks N; runs `body` and writes the
 // result file. Returns the exit
 // status (1 without a GPU, 2 for bad arguments or a failure).
 int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,

@@ -1,0 +1,102 @@
+// lab04_bench: `./lab bench 04 [--ranks N]`. On N GPUs (default: every
+// visible one), one rank per GPU over NCCL, in place, message sizes S from
+// 1 KiB to 1 GiB (nccl-tests' "size": the whole buffer for all_gather and
+// reduce_scatter):
+//   * NCCL's all_reduce, all_gather, reduce_scatter and broadcast (figures
+//     busbw_<collective>, version nccl, GB/s);
+//   * the graded ring all-reduce over NcclComm's send/recv (figure
+//     busbw_all_reduce, version ring), as a fraction of NCCL's all-reduce
+//     busbw at the same size, measured in the same run (anchor
+//     nccl_all_reduce_busbw_<S>).
+// Each time is the median over --repeats runs of the slowest rank, every
+// run started together after a barrier; busbw = algbw x the collective's
+// factor, with the student's exercise 3 arithmetic. Lines are printed as
+// nccl-tests prints them, #wrong included.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "cudalab/check.hpp"
+#include "cudalab/harness/bench.hpp"
+
+namespace {
+
+using cudalab::comm::Collective;
+namespace harness = lab04::harness;
+
+const std::vector<std::uint64_t> kSizes = {1ull << 10, 1ull << 15, 1ull << 20, 1ull << 24,
+                                           1ull << 26, 1ull << 28, 1ull << 30};
+
+std::string anchor_name(std::uint64_t bytes) {
+  return "nccl_all_reduce_busbw_" + std::to_string(bytes);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudalab::harness::bench_main(
+      argc, argv, "lab04_bench", "04_nccl", [](cudalab::harness::BenchRun& run) {
+        std::string why_not;
+        const auto backend = harness::make_gpu_backend(&why_not);
+        if (!backend) throw std::runtime_error("no usable GPU: " + why_not);
+        const int gpus = backend->nccl_devices();
+        const int ranks = run.ranks() > 0 ? run.ranks() : gpus;
+        if (ranks > gpus) {
+          throw std::invalid_argument("--ranks " + std::to_string(ranks) + ": this machine has " +
+                                      std::to_string(gpus) + " GPUs, NCCL needs one per rank");
+        }
+        if (ranks == 1) {
+          run.add_note(
+              "one rank: every collective is a local copy and busbw is 0 or meaningless; "
+              "run on 2 or more GPUs");
+        }
+        std::printf("# lab04_bench: %d ranks, one per GPU, in place, float32, sum\n", ranks);
+        std::printf("# %12s %12s %16s %10s %12s %12s %8s\n", "size(B)", "count", "collective",
+                    "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+        const std::vector<Collective> collectives = {Collective::all_reduce, Collective::all_gather,
+                                                     Collective::reduce_scatter,
+                                                     Collective::broadcast};
+        for (const std::uint64_t bytes : kSizes) {
+          for (int version = 0; version < 5; ++version) {
+            const bool ring = version == 4;
+            const Collective which = ring ? Collective::all_reduce : collectives[version];
+            const bool whole =
+                which == Collective::all_gather || which == Collective::reduce_scatter;
+            const std::size_t count = bytes / sizeof(float) / (whole ? ranks : 1);
+            if (count == 0) continue;
+            const harness::TimedCollective timed =
+                backend->time_collective(which, ring, ranks, count, run.repeats());
+            const double s = backend->message_bytes(which, count, sizeof(float), ranks);
+            const double algbw = backend->algbw_gbps(s, timed.ms / 1e3);
+            const double busbw = algbw * backend->busbw_factor(which, ranks);
+            const std::string name = std::string("busbw_") + cudalab::comm::to_string(which);
+            std::printf("  %12.0f %12zu %16s %10.1f %12.2f %12.2f %8llu\n", s, count,
+                        ring ? "ring (yours)" : cudalab::comm::to_string(which), timed.ms * 1e3,
+                        algbw, busbw, static_cast<unsigned long long>(timed.wrong));
+            if (timed.wrong > 0) {
+              run.add_note(name + (ring ? " (ring)" : "") + " at " + std::to_string(bytes) +
+                           " bytes: " + std::to_string(timed.wrong) + " wrong elements");
+            }
+            cudalab::Figure figure;
+            figure.name = name;
+            figure.version = ring ? "ring" : "nccl";
+            figure.shape = {ranks, static_cast<std::int64_t>(bytes)};
+            figure.bytes = static_cast<std::uint64_t>(s);
+            figure.time_ms = timed.ms;
+            figure.value = busbw;
+            figure.unit = "GB/s";
+            if (which == Collective::all_reduce && !ring && ranks > 1) {
+              run.result().add_anchor(
+                  {anchor_name(bytes), busbw, "GB/s",
+                   "ncclAllReduce busbw, " + std::to_string(ranks) + " ranks, in place, same run",
+                   static_cast<std::uint64_t>(s), timed.ms});
+            }
+            run.result().add_figure(figure, which == Collective::all_reduce && ranks > 1
+                                                ? anchor_name(bytes)
+                                                : std::string());
+          }
+        }
+      });
+}
