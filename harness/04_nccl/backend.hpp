@@ -45,10 +45,24 @@ enum class CommKind {
 // Where the ring stops (exercise 4).
 enum class RingStop { after_reduce_scatter, complete };
 
+// One point-to-point message of a run on simulated ranks, in the order the
+// communicator matched them. Offsets are in elements of the sender's and the
+// receiver's recv buffers; -1 when the data came from or went elsewhere
+// (a separate send buffer, a scratch buffer).
+struct Message {
+  int from = 0;
+  int to = 0;
+  int step = 0;  // the sender's message number: 0, 1, ... (a ring's step)
+  std::int64_t src_offset = -1;
+  std::int64_t dst_offset = -1;
+  std::size_t count = 0;  // elements
+};
+
 struct RanksRun {
   Observation observation;                  // the error, if any; emulator reports
   std::vector<std::vector<float>> outputs;  // each rank's recv buffer afterwards
   Traffic traffic;                          // bytes sent, by Comm::send
+  std::vector<Message> messages;            // simulated ranks only
   std::string comm;                         // the Comm's backend()
 };
 

@@ -114,6 +114,26 @@ inline std::vector<RankBuffers> make_buffers(const CollectiveCase& c,
   return ranks;
 }
 
+// Where `pointer` lies in a rank's recv buffer, in elements; -1 outside it.
+inline std::int64_t offset_in(const RankBuffers& b, const void* pointer) {
+  const auto* p = static_cast<const float*>(pointer);
+  if (p < b.recv || p >= b.recv + b.recv_count) return -1;
+  return static_cast<std::int64_t>(p - b.recv);
+}
+
+inline std::vector<Message> messages_of(cudalab::comm::SimWorld& world,
+                                        const std::vector<RankBuffers>& ranks) {
+  std::vector<Message> messages;
+  std::vector<int> sent(ranks.size(), 0);
+  for (const cudalab::comm::SimMessage& m : world.messages()) {
+    const RankBuffers& from = ranks[static_cast<std::size_t>(m.from)];
+    const RankBuffers& to = ranks[static_cast<std::size_t>(m.to)];
+    messages.push_back({m.from, m.to, sent[static_cast<std::size_t>(m.from)]++,
+                        offset_in(from, m.src), offset_in(to, m.dst), m.bytes / sizeof(float)});
+  }
+  return messages;
+}
+
 inline std::vector<std::vector<float>> read_outputs(const std::vector<RankBuffers>& ranks) {
   std::vector<std::vector<float>> outputs;
   for (const RankBuffers& b : ranks) {
@@ -348,6 +368,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
             CUDALAB_GPU ? "device-sim (streams of one GPU)" : "threads (emulator devices)";
         cudalab::comm::SimWorld world(devices);
         result.traffic = cudalab::comm::run_ranks(world, per_rank, result.comm);
+        result.messages = messages_of(world, ranks);
       }
       result.outputs = read_outputs(ranks);
     });

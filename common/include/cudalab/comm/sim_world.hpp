@@ -153,6 +153,16 @@ inline std::string describe(const SimOp& op) {
   return out.str();
 }
 
+// A matched send/recv pair, recorded in the order the world matched them:
+// what a timeline of the algorithm shows.
+struct SimMessage {
+  int from = 0;
+  int to = 0;
+  const void* src = nullptr;
+  void* dst = nullptr;
+  std::size_t bytes = 0;
+};
+
 class SimWorld {
  public:
   // Rank r runs on devices[r] (the same device for all, or one each).
@@ -221,6 +231,12 @@ class SimWorld {
     barrier_waiting_.push_back(self);
     release_barrier_if_complete();
     wait_for(lock, {self}, [&] { return self->done; });
+  }
+
+  // Every send/recv matched so far, in matching order.
+  std::vector<SimMessage> messages() {
+    std::lock_guard lock(mutex_);
+    return messages_;
   }
 
   // The rank will post nothing more: peers waiting for it learn at once.
@@ -320,6 +336,7 @@ class SimWorld {
                   ": a send and its recv must have the same count and type");
     }
     const std::size_t bytes = s.count * size_of(s.type);
+    messages_.push_back({s.rank, r.rank, s.src, r.dst, bytes});
     cudaEvent_t done = nullptr;
     {
       sim_detail::DeviceScope on(device_of(r.rank));
@@ -544,6 +561,7 @@ class SimWorld {
   std::vector<const std::vector<std::shared_ptr<Posted>>*> waiting_;
   std::vector<std::shared_ptr<Posted>> barrier_waiting_;
   std::string error_;
+  std::vector<SimMessage> messages_;
 };
 
 }  // namespace CUDALAB_BACKEND
