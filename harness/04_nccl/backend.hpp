@@ -88,12 +88,15 @@ class Backend {
   // Exercise 4: the student's ring all-reduce (c.which is all_reduce).
   virtual RanksRun ring(const CollectiveCase& c, RingStop stop, CommKind comm) = 0;
 
-  // Exercise 5 (the benchmark): NCCL's `which`, or with student_ring the
-  // student's ring all-reduce over NcclComm, on `ranks` devices (one rank
-  // each), in place, `count` elements per rank (NCCL's count): every rank
-  // starts each run together (after a barrier); one warm-up run first.
-  virtual TimedCollective time_collective(Collective which, bool student_ring, int ranks,
-                                          std::size_t count, int repeats) = 0;
+  // Exercise 5 (the benchmark): `which` as the communicator's own
+  // collective, or with student_ring the student's ring all-reduce on it, on
+  // `ranks` devices (one rank each): CommKind::nccl is NcclComm (NCCL's
+  // collectives, the ring over ncclSend/ncclRecv), CommKind::simulated is
+  // SimComm with a device per rank (the ring's messages as peer copies by
+  // the copy engines). In place, `count` elements per rank (NCCL's count);
+  // every rank starts each run together (after a barrier); one warm-up run.
+  virtual TimedCollective time_collective(Collective which, bool student_ring, CommKind kind,
+                                          int ranks, std::size_t count, int repeats) = 0;
 
   // Exercise 3, the student's arithmetic (pure functions).
   virtual double message_bytes(Collective which, std::size_t count, std::size_t element_bytes,

@@ -222,15 +222,21 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     return result;
   }
 
-  TimedCollective time_collective(Collective which, bool student_ring, int ranks, std::size_t count,
-                                  int repeats) override {
+  TimedCollective time_collective(Collective which, bool student_ring, CommKind kind, int ranks,
+                                  std::size_t count, int repeats) override {
     DevicesFor devices_for(ranks);
     std::vector<std::vector<double>> ms(static_cast<std::size_t>(ranks));
     std::vector<std::uint64_t> wrong(static_cast<std::size_t>(ranks), 0);
-    cudalab::comm::run_nccl_ranks(ranks, [&](Comm& comm) {
+    const auto per_rank = [&](Comm& comm) {
       const std::size_t r = static_cast<std::size_t>(comm.rank());
       ms[r] = time_on_rank(comm, which, student_ring, count, repeats, &wrong[r]);
-    });
+    };
+    if (kind == CommKind::nccl) {
+      cudalab::comm::run_nccl_ranks(ranks, per_rank);
+    } else {
+      cudalab::comm::SimWorld world(cudalab::comm::one_device_per_rank(ranks));
+      cudalab::comm::run_ranks(world, per_rank, "simulated, a device per rank");
+    }
     TimedCollective timed;
     std::vector<double> slowest(static_cast<std::size_t>(repeats), 0.0);
     for (const auto& rank_ms : ms) {

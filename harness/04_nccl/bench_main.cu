@@ -5,8 +5,10 @@
 //   * NCCL's all_reduce, all_gather, reduce_scatter and broadcast (figures
 //     busbw_<collective>, version nccl, GB/s);
 //   * the graded ring all-reduce over NcclComm's send/recv (figure
-//     busbw_all_reduce, version ring), as a fraction of NCCL's all-reduce
-//     busbw at the same size, measured in the same run (anchor
+//     busbw_all_reduce, version ring_nccl_p2p) and over SimComm with a GPU
+//     per rank, whose messages are peer copies by the copy engines (version
+//     ring_copy_engines), each as a fraction of NCCL's all-reduce busbw at
+//     the same size, measured in the same run (anchor
 //     nccl_all_reduce_busbw_<S>).
 // Each time is the median over --repeats runs of the slowest rank, every
 // run started together after a barrier; busbw = algbw x the collective's
@@ -53,35 +55,39 @@ int main(int argc, char** argv) {
               "run on 2 or more GPUs");
         }
         std::printf("# lab04_bench: %d ranks, one per GPU, in place, float32, sum\n", ranks);
-        std::printf("# %12s %12s %16s %10s %12s %12s %8s\n", "size(B)", "count", "collective",
+        std::printf("# %12s %12s %18s %10s %12s %12s %8s\n", "size(B)", "count", "collective",
                     "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
         const std::vector<Collective> collectives = {Collective::all_reduce, Collective::all_gather,
                                                      Collective::reduce_scatter,
                                                      Collective::broadcast};
         for (const std::uint64_t bytes : kSizes) {
-          for (int version = 0; version < 5; ++version) {
-            const bool ring = version == 4;
+          for (int version = 0; version < 6; ++version) {
+            const bool ring = version >= 4;
+            const harness::CommKind kind =
+                version == 5 ? harness::CommKind::simulated : harness::CommKind::nccl;
+            const char* ring_version = version == 5 ? "ring_copy_engines" : "ring_nccl_p2p";
             const Collective which = ring ? Collective::all_reduce : collectives[version];
             const bool whole =
                 which == Collective::all_gather || which == Collective::reduce_scatter;
             const std::size_t count = bytes / sizeof(float) / (whole ? ranks : 1);
             if (count == 0) continue;
             const harness::TimedCollective timed =
-                backend->time_collective(which, ring, ranks, count, run.repeats());
+                backend->time_collective(which, ring, kind, ranks, count, run.repeats());
             const double s = backend->message_bytes(which, count, sizeof(float), ranks);
             const double algbw = backend->algbw_gbps(s, timed.ms / 1e3);
             const double busbw = algbw * backend->busbw_factor(which, ranks);
             const std::string name = std::string("busbw_") + cudalab::comm::to_string(which);
-            std::printf("  %12.0f %12zu %16s %10.1f %12.2f %12.2f %8llu\n", s, count,
-                        ring ? "ring (yours)" : cudalab::comm::to_string(which), timed.ms * 1e3,
+            std::printf("  %12.0f %12zu %18s %10.1f %12.2f %12.2f %8llu\n", s, count,
+                        ring ? ring_version : cudalab::comm::to_string(which), timed.ms * 1e3,
                         algbw, busbw, static_cast<unsigned long long>(timed.wrong));
             if (timed.wrong > 0) {
-              run.add_note(name + (ring ? " (ring)" : "") + " at " + std::to_string(bytes) +
-                           " bytes: " + std::to_string(timed.wrong) + " wrong elements");
+              run.add_note(name + (ring ? std::string(" (") + ring_version + ")" : "") + " at " +
+                           std::to_string(bytes) + " bytes: " + std::to_string(timed.wrong) +
+                           " wrong elements");
             }
             cudalab::Figure figure;
             figure.name = name;
-            figure.version = ring ? "ring" : "nccl";
+            figure.version = ring ? ring_version : "nccl";
             figure.shape = {ranks, static_cast<std::int64_t>(bytes)};
             figure.bytes = static_cast<std::uint64_t>(s);
             figure.time_ms = timed.ms;

@@ -181,6 +181,9 @@ class SimWorld {
       sim_detail::DeviceScope on(devices_[r]);
       CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[r], cudaStreamNonBlocking));
     }
+#if CUDALAB_GPU
+    enable_peer_copies();
+#endif
   }
   ~SimWorld() {
     int caller = 0;
@@ -255,6 +258,30 @@ class SimWorld {
   }
 
  private:
+#if CUDALAB_GPU
+  // Ranks on different GPUs copy directly over NVLink (or PCIe) when the
+  // devices allow it; otherwise cudaMemcpyPeerAsync stages the copy and is
+  // only slower. (The emulator leaves peer access off: its copies need none,
+  // and a kernel that touches another rank's memory is then reported.)
+  void enable_peer_copies() {
+    for (const int device : devices_) {
+      for (const int peer : devices_) {
+        if (peer == device) continue;
+        int can = 0;
+        CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, peer));
+        if (!can) continue;
+        sim_detail::DeviceScope on(device);
+        const cudaError_t enabled = cudaDeviceEnablePeerAccess(peer, 0);
+        if (enabled == cudaErrorPeerAccessAlreadyEnabled) {
+          static_cast<void>(cudaGetLastError());
+        } else {
+          CUDA_CHECK(enabled);
+        }
+      }
+    }
+  }
+#endif
+
   struct Posted {
     SimOp op;
     cudaEvent_t ready = nullptr;
