@@ -17,6 +17,7 @@
 
 #include "cudalab/comm/sim_comm.hpp"
 #include "cudalab/device_buffer.hpp"
+#include "cudalab/stream_buffer.hpp"
 
 namespace comm_tests {
 inline namespace CUDALAB_BACKEND {
@@ -147,9 +148,10 @@ inline void check_every_collective(const RankRunner& run, int ranks, std::mt1993
 
 // A ring of grouped exchanges: rank r sends its buffer to r + 1 and
 // receives r - 1's; each rank then holds r - 1's values, and the traffic
-// is count * 4 bytes from each rank to the next only.
+// is count * 4 bytes from each rank to the next only. With stream_ordered,
+// what comes in lands in stream-ordered memory (cudaMallocAsync's pool).
 inline void check_ring_exchange(const RankRunner& run, int ranks, std::size_t count,
-                                std::mt19937& rng) {
+                                std::mt19937& rng, bool stream_ordered = false) {
   const std::size_t n = static_cast<std::size_t>(ranks);
   std::vector<std::vector<int>> inputs;
   for (std::size_t r = 0; r < n; ++r) inputs.push_back(random_ints(rng, count));
@@ -159,10 +161,16 @@ inline void check_ring_exchange(const RankRunner& run, int ranks, std::size_t co
     const int next = (r + 1) % ranks, prev = (r + ranks - 1) % ranks;
     DeviceBuffer<int> mine(inputs[static_cast<std::size_t>(r)]);
     DeviceBuffer<int> theirs(count);
+    cudalab::StreamBuffer<int> theirs_stream_ordered(stream_ordered ? count : 0, comm.stream());
+    int* into = stream_ordered ? theirs_stream_ordered.data() : theirs.data();
     comm.group_start();
     comm.send(mine.data(), count, next);
-    comm.recv(theirs.data(), count, prev);
+    comm.recv(into, count, prev);
     comm.group_end();
+    if (stream_ordered) {
+      CUDA_CHECK(cudaMemcpyAsync(theirs.data(), into, count * sizeof(int), cudaMemcpyDeviceToDevice,
+                                 comm.stream()));
+    }
     CUDA_CHECK(cudaStreamSynchronize(comm.stream()));
     got[static_cast<std::size_t>(r)] = theirs.copy_to_host();
   });

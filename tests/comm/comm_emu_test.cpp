@@ -72,6 +72,7 @@ TEST(EmuComm, GroupedRingExchangeAndTraffic) {
   for (const int ranks : {1, 2, 3, 8}) {
     Devices devices(ranks);
     check_ring_exchange(on_sim(ranks), ranks, 1 + rng() % 1000, rng);
+    check_ring_exchange(on_sim(ranks), ranks, 1 + rng() % 1000, rng, /*stream_ordered=*/true);
   }
 }
 

@@ -55,6 +55,7 @@ TEST(GpuComm, SimulatedRanksOnSeveralGpus) {
   };
   check_every_collective(run, ranks, rng);
   check_ring_exchange(run, ranks, 100003, rng);
+  check_ring_exchange(run, ranks, 100003, rng, /*stream_ordered=*/true);
 }
 
 TEST(GpuComm, NcclCommOnEveryGpu) {
