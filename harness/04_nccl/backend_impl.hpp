@@ -276,6 +276,16 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       std::fill_n(initial.begin() + static_cast<std::ptrdiff_t>(r * count), count,
                   static_cast<float>(r + 1));
     }
+#if CUDALAB_GPU
+    // Stream-ordered scratch (the ring's StreamBuffer) stays in the pool
+    // between runs, as PyTorch's caching allocator keeps it: with the
+    // default threshold of 0 every synchronisation hands it back, and each
+    // run would pay for mapping it again.
+    cudaMemPool_t pool = nullptr;
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, comm.device()));
+    std::uint64_t keep_everything = ~std::uint64_t{0};
+    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
+#endif
     const DeviceBuffer<float> pristine(initial);
     DeviceBuffer<float> buffer(total);
     float* data = buffer.data();
