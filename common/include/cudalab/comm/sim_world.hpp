@@ -298,10 +298,8 @@ class SimWorld {
 #if CUDALAB_GPU
   // Ranks on different GPUs with peer access exchange messages by pushing
   // them (push_kernel); otherwise cudaMemcpyPeerAsync copies them, staged
-  // where the devices have no direct path. Messages must then live in
-  // cudaMalloc's memory or the devices' default pools (cudaMallocAsync). (The emulator leaves peer
-  // access off: its copies need none, and a kernel that touches another rank's memory is then
-  // reported.)
+  // where the devices have no direct path. (The emulator leaves peer access off: its copies need
+  // none, and a kernel that touches another rank's memory is then reported.)
   void enable_peer_copies() {
     peer_copies_ = true;
     for (const int device : devices_) {
@@ -320,16 +318,6 @@ class SimWorld {
         } else {
           CUDA_CHECK(enabled);
         }
-        // Peer access covers cudaMalloc's memory; stream-ordered memory
-        // (cudaMallocAsync, StreamBuffer) is the device's default pool's,
-        // which peers may touch only once the pool says so.
-        cudaMemPool_t pool = nullptr;
-        CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
-        cudaMemAccessDesc access{};
-        access.location.type = cudaMemLocationTypeDevice;
-        access.location.id = peer;
-        access.flags = cudaMemAccessFlagsProtReadWrite;
-        CUDA_CHECK(cudaMemPoolSetAccess(pool, &access, 1));
       }
     }
   }
