@@ -84,43 +84,6 @@ inline void accumulate(void* acc, const void* in, std::size_t count, DataType ty
   }
 }
 
-#if CUDALAB_GPU
-// A message between two GPUs with peer access, pushed by the sender's SMs:
-// 16-byte stores over NVLink keep more bytes in flight than one copy
-// engine, which on two H200s moved a 512 MiB message at about half the
-// link's speed (docs/comm.md, "Measured").
-__global__ void push_kernel(uint4* dst, const uint4* src, std::size_t vectors) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors;
-       i += stride) {
-    dst[i] = src[i];
-  }
-}
-
-// dst (on another device) = src, `bytes` of it, queued on `stream` of the
-// current device (the sender's).
-inline void push(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,
-                 cudaStream_t stream) {
-  const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % 16 == 0 &&
-                       reinterpret_cast<std::uintptr_t>(src) % 16 == 0;
-  const std::size_t vectors = aligned ? bytes / 16 : 0;
-  if (vectors > 0) {
-    constexpr unsigned kBlock = 512;
-    const auto blocks =
-        static_cast<unsigned>(std::min<std::size_t>((vectors + kBlock - 1) / kBlock, 2048));
-    push_kernel<<<blocks, kBlock, 0, stream>>>(static_cast<uint4*>(dst),
-                                               static_cast<const uint4*>(src), vectors);
-    CUDA_CHECK_LAUNCH();
-  }
-  const std::size_t done = vectors * 16;
-  if (done < bytes) {
-    CUDA_CHECK(cudaMemcpyPeerAsync(static_cast<char*>(dst) + done, dst_device,
-                                   static_cast<const char*>(src) + done, src_device, bytes - done,
-                                   stream));
-  }
-}
-#endif
-
 // Makes `device` current for a scope and restores the caller's.
 class DeviceScope {
  public:
@@ -296,21 +259,17 @@ class SimWorld {
 
  private:
 #if CUDALAB_GPU
-  // Ranks on different GPUs with peer access exchange messages by pushing
-  // them (push_kernel); otherwise cudaMemcpyPeerAsync copies them, staged
-  // where the devices have no direct path. (The emulator leaves peer access off: its copies need
-  // none, and a kernel that touches another rank's memory is then reported.)
+  // Ranks on different GPUs copy directly over NVLink (or PCIe) when the
+  // devices allow it; otherwise cudaMemcpyPeerAsync stages the copy and is
+  // only slower. (The emulator leaves peer access off: its copies need none,
+  // and a kernel that touches another rank's memory is then reported.)
   void enable_peer_copies() {
-    peer_copies_ = true;
     for (const int device : devices_) {
       for (const int peer : devices_) {
         if (peer == device) continue;
         int can = 0;
         CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, peer));
-        if (!can) {
-          peer_copies_ = false;
-          continue;
-        }
+        if (!can) continue;
         sim_detail::DeviceScope on(device);
         const cudaError_t enabled = cudaDeviceEnablePeerAccess(peer, 0);
         if (enabled == cudaErrorPeerAccessAlreadyEnabled) {
@@ -405,12 +364,6 @@ class SimWorld {
     }
     const std::size_t bytes = s.count * size_of(s.type);
     messages_.push_back({s.rank, r.rank, s.src, r.dst, bytes});
-#if CUDALAB_GPU
-    if (peer_copies_ && device_of(s.rank) != device_of(r.rank)) {
-      push_point_to_point(send, recv, bytes);
-      return;
-    }
-#endif
     cudaEvent_t done = nullptr;
     {
       sim_detail::DeviceScope on(device_of(r.rank));
@@ -430,30 +383,6 @@ class SimWorld {
     release(send);
     release(recv);
   }
-
-#if CUDALAB_GPU
-  // The sender's stream waits until the receiver's buffer is free, pushes
-  // the message, and the receiver's stream waits for the push.
-  void push_point_to_point(Posted& send, Posted& recv, std::size_t bytes) {
-    const SimOp& s = send.op;
-    const SimOp& r = recv.op;
-    cudaEvent_t done = nullptr;
-    {
-      sim_detail::DeviceScope on(device_of(s.rank));
-      CUDA_CHECK(cudaStreamWaitEvent(s.stream, recv.ready, 0));
-      sim_detail::push(r.dst, device_of(r.rank), s.src, device_of(s.rank), bytes, s.stream);
-      CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-      CUDA_CHECK(cudaEventRecord(done, s.stream));
-    }
-    {
-      sim_detail::DeviceScope on(device_of(r.rank));
-      CUDA_CHECK(cudaStreamWaitEvent(r.stream, done, 0));
-    }
-    CUDA_CHECK(cudaEventDestroy(done));
-    release(send);
-    release(recv);
-  }
-#endif
 
   void run_collective(std::vector<std::shared_ptr<Posted>>& call) {
     const SimOp& first = call.front()->op;
@@ -660,7 +589,6 @@ class SimWorld {
   std::vector<std::shared_ptr<Posted>> barrier_waiting_;
   std::string error_;
   std::vector<SimMessage> messages_;
-  bool peer_copies_ = false;  // GPU: every pair of the ranks' devices has peer access
 };
 
 }  // namespace CUDALAB_BACKEND
