@@ -13,11 +13,17 @@
 // Each time is the median over --repeats runs of the slowest rank, every
 // run started together after a barrier; busbw = algbw x the collective's
 // factor, with the student's exercise 3 arithmetic. Lines are printed as
-// nccl-tests prints them, #wrong included.
+// nccl-tests prints them, #wrong included. Exercise 6: torch.distributed's
+// all_reduce and broadcast from bench_pytorch.py (version torch_distributed,
+// the same sizes; all_reduce against the same anchor), when PyTorch ran on
+// as many GPUs as the run's ranks.
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "backend.hpp"
 #include "cudalab/check.hpp"
@@ -33,6 +39,53 @@ const std::vector<std::uint64_t> kSizes = {1ull << 10, 1ull << 15, 1ull << 20, 1
 
 std::string anchor_name(std::uint64_t bytes) {
   return "nccl_all_reduce_busbw_" + std::to_string(bytes);
+}
+
+// Exercise 6's figures from bench_pytorch.py, as busbw with the student's
+// arithmetic, next to NCCL's.
+void add_pytorch(cudalab::harness::BenchRun& run, const harness::Backend& backend, int ranks) {
+  if (run.pytorch_json().empty()) return;
+  std::ifstream in(run.pytorch_json());
+  const nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    run.add_note("no torch.distributed figures: " + run.pytorch_json() + " is not JSON");
+    return;
+  }
+  if (json.contains("error")) {
+    run.add_note("no torch.distributed figures: " + json.at("error").get<std::string>());
+    return;
+  }
+  const int world = json.at("world_size").get<int>();
+  if (world != ranks) {
+    run.add_note("no torch.distributed figures: PyTorch ran on " + std::to_string(world) +
+                 " GPUs, this run on " + std::to_string(ranks));
+    return;
+  }
+  for (const nlohmann::json& f : json.at("figures")) {
+    const std::string collective = f.at("collective").get<std::string>();
+    const Collective which =
+        collective == "broadcast" ? Collective::broadcast : Collective::all_reduce;
+    const auto bytes = f.at("bytes").get<std::uint64_t>();
+    const double ms = f.at("time_ms").get<double>();
+    const double busbw = backend.algbw_gbps(static_cast<double>(bytes), ms / 1e3) *
+                         backend.busbw_factor(which, ranks);
+    const auto wrong = f.at("wrong").get<std::uint64_t>();
+    std::printf("  %12llu %12llu %18s %10.1f %12.2f %12.2f %8llu\n",
+                static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(bytes / 4),
+                ("torch " + collective).c_str(), ms * 1e3,
+                backend.algbw_gbps(static_cast<double>(bytes), ms / 1e3), busbw,
+                static_cast<unsigned long long>(wrong));
+    cudalab::Figure figure;
+    figure.name = "busbw_" + collective;
+    figure.version = "torch_distributed";
+    figure.shape = {ranks, static_cast<std::int64_t>(bytes)};
+    figure.bytes = bytes;
+    figure.time_ms = ms;
+    figure.value = busbw;
+    figure.unit = "GB/s";
+    run.result().add_figure(
+        figure, which == Collective::all_reduce && ranks > 1 ? anchor_name(bytes) : std::string());
+  }
 }
 
 }  // namespace
@@ -104,5 +157,6 @@ int main(int argc, char** argv) {
                                                 : std::string());
           }
         }
+        add_pytorch(run, *backend, ranks);
       });
 }

@@ -35,6 +35,9 @@ class BenchRun {
   // --ranks: how many GPUs a multi-GPU benchmark (lab 04) uses; 0 when not
   // given (the benchmark then takes every visible GPU).
   int ranks() const { return ranks_; }
+  // The file --pytorch-json named ("" without one), for a lab that reads
+  // more than the merge_pytorch* helpers do.
+  const std::string& pytorch_json() const { return pytorch_json_; }
   void set_ranks(int ranks) { ranks_ = ranks; }
 
   // Median milliseconds of repeats() runs of `work`, each after the L2 was
