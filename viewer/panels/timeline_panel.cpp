@@ -2,7 +2,8 @@
 // each span a box from its start to its end, coloured by its kind, on a
 // shared time axis fitted to the whole run; arrows from a span to those
 // ordered after it on other streams; spans in a race red, joined by a red
-// line. A span's label, when it has one and it fits, is written in its box.
+// line. A span's label, when it has one, is written in its box if it fits
+// (else its first word, if that fits).
 // Hover a span for its times (and its race). The timeline comes from
 // the last run or from the loaded result file; the geometry from the model.
 #include <imgui.h>
@@ -140,13 +141,16 @@ void draw_timeline_panel(UiState& state) {
       const Box box = span_box(timeline, {r, i}, frame);
       dl->AddRectFilled(at({box.x0, box.y0}), at({box.x1, box.y1}),
                         to_imgui(span_colour(timeline, row.spans[i])));
-      // A label starts at the box's left edge, only where it fits whole.
+      // A label starts at the box's left edge, whole where it fits, else its
+      // first word ("c2" of "c2 > r1") where that fits.
       const std::string& label = row.spans[i].label;
       if (!label.empty() && box.y1 - box.y0 >= font) {
-        const float label_w = ImGui::CalcTextSize(label.c_str()).x;
-        if (label_w + font * 0.5f <= box.x1 - box.x0)
+        const float room = float(box.x1 - box.x0) - font * 0.5f;
+        std::string shown = label;
+        if (ImGui::CalcTextSize(shown.c_str()).x > room) shown = label.substr(0, label.find(' '));
+        if (ImGui::CalcTextSize(shown.c_str()).x <= room)
           dl->AddText(ImVec2(float(box.x0) + font * 0.25f, float(box.centre().y) - font / 2),
-                      kLabelOnSpan, label.c_str());
+                      kLabelOnSpan, shown.c_str());
       }
     }
     if (hovered && mouse.y >= band.y0 && mouse.y < band.y1)

@@ -171,15 +171,15 @@ class Lab04Source final : public LabSource {
   }
   std::vector<Parameter> parameters() const override {
     return {{"ranks", "ranks", 1, 8, 4},
-            {"count", "count (floats per rank)", 1, 1 << 20, 1001},
-            {"in_place", "in place (0/1)", 0, 1, 0},
-            {"root", "root (broadcast)", 0, 7, 1}};
+            {"count", "count", 1, 1 << 20, 1001},
+            {"in_place", "in place", 0, 1, 0},
+            {"root", "root", 0, 7, 1}};
   }
   std::vector<Preset> presets() const override {
-    return {{"4 ranks, 1001", {4, 1001, 0, 1}},
-            {"3 ranks, 10, in place", {3, 10, 1, 2}},
-            {"8 ranks, 4099", {8, 4099, 0, 5}},
-            {"2 ranks, 1", {2, 1, 0, 1}}};
+    return {{"4 x 1001", {4, 1001, 0, 1}},
+            {"3 x 10 in place", {3, 10, 1, 2}},
+            {"8 x 4099", {8, 4099, 0, 5}},
+            {"2 x 1", {2, 1, 0, 1}}};
   }
   bool has_launch_config() const override { return false; }
   std::string tab_title(View view) const override {
@@ -252,7 +252,7 @@ class Lab04Source final : public LabSource {
                        " floats per rank on " + std::to_string(n) + " ranks";
     if (v.which == Collective::broadcast) what += ", root " + std::to_string(root);
     if (in_place) what += ", in place";
-    const std::string on = " on the emulator (" + ran.comm + ")  [" + code_origin() + "]";
+    const std::string on = ", ranks as " + ran.comm + "  [" + code_origin() + "]";
 
     RunOutcome out;
     lab04::MessageLayout layout{n, count, in_place, v.ring};
