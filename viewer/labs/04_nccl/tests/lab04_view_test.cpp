@@ -25,6 +25,12 @@ std::unique_ptr<LabSource> lab04_source() {
   return nullptr;
 }
 
+// The runs below check the reference's messages; a student build runs
+// labs/, whose ring may not be written yet (tests/04_nccl grades it).
+bool runs_the_reference(const LabSource& lab) {
+  return lab.code_origin().find("solutions/") != std::string::npos;
+}
+
 TEST(Lab04View, ChunkOfAnOffsetIsTheRingsSplit) {
   // 10 elements on 3 ranks: [0, 3), [3, 6), [6, 10).
   EXPECT_EQ(chunk_of(0, 10, 3), 0u);
@@ -124,6 +130,8 @@ TEST(Lab04View, TheLabsRingRunsOnTheEmulatorWithTwoNMinusOneStepsPerRank) {
   ASSERT_NE(lab, nullptr) << "lab 04 is not in this build of the viewer";
   ASSERT_TRUE(shows(*lab, View::kTimeline));
   ASSERT_TRUE(shows(*lab, View::kTraffic));
+  if (!runs_the_reference(*lab))
+    GTEST_SKIP() << "this build runs labs/ (your code), which may not be finished";
   for (const auto& [ranks, count, in_place] :
        std::vector<std::tuple<int, int, int>>{{4, 1001, 0}, {3, 10, 1}, {8, 4099, 0}}) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks, " + std::to_string(count) + " floats");
@@ -154,6 +162,8 @@ TEST(Lab04View, TheLabsRingRunsOnTheEmulatorWithTwoNMinusOneStepsPerRank) {
 TEST(Lab04View, TheReduceScatterPhaseAloneAndTheByHandAllReduceRunToo) {
   const auto lab = lab04_source();
   ASSERT_NE(lab, nullptr);
+  if (!runs_the_reference(*lab))
+    GTEST_SKIP() << "this build runs labs/ (your code), which may not be finished";
   const RunOutcome phase = lab->run(request(*lab, 1, 4, 1001, 0));
   EXPECT_EQ(phase.error, "");
   ASSERT_TRUE(phase.timeline.has_value());
