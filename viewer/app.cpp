@@ -10,7 +10,12 @@ namespace {
 void panel_tab(UiState& state, Panel panel, const char* title, void (*draw)(UiState&)) {
   const ImGuiTabItemFlags flags =
       state.select_panel_tab && state.panel == panel ? ImGuiTabItemFlags_SetSelected : 0;
-  if (ImGui::BeginTabItem(title, nullptr, flags)) {
+  // The lab may name the tab; "###" keeps its id the view's whatever it says.
+  const LabSource* lab = state.lab_source();
+  const std::string named =
+      lab && panel != Panel::kHelp ? lab->tab_title(static_cast<View>(panel)) : "";
+  const std::string label = (named.empty() ? std::string(title) : named) + "###" + title;
+  if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
     if (!state.select_panel_tab) state.panel = panel;
     ImGui::BeginChild(title);
     draw(state);
@@ -56,6 +61,8 @@ void draw_frame(UiState& state) {
       panel_tab(state, Panel::kErrors, "Error vs size", draw_error_plot_panel);
     if (shown(state, Panel::kTiles))
       panel_tab(state, Panel::kTiles, "Tile walk", draw_tile_walk_panel);
+    if (shown(state, Panel::kTraffic))
+      panel_tab(state, Panel::kTraffic, "Traffic", draw_traffic_panel);
     panel_tab(state, Panel::kHelp, "Help", draw_help_panel);
     ImGui::EndTabBar();
   }

@@ -84,7 +84,11 @@ std::optional<std::string> apply(const Options& o, UiState& state) {
     return "--version must be below " + std::to_string(state.lab_source()->versions().size());
   state.request.version = o.version;
   if (!o.results.empty()) load_results(state, o.results);  // may add the timeline tab
-  state.panel = shown_panels(state).front();
+  // The lab's first view (lab 04: the ring's timeline, not its bars, which
+  // need a result file); without a lab, the first tab.
+  const LabSource* lab = state.lab_source();
+  state.panel =
+      lab && !lab->views().empty() ? panel_of(lab->views().front()) : shown_panels(state).front();
   if (!o.panel.empty()) {
     const auto panel = panel_from_name(o.panel);
     if (!panel) return "--panel must be one of " + panel_names() + ", not '" + o.panel + "'";

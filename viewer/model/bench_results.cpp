@@ -38,7 +38,33 @@ void add_error_point(BenchResult& r, const Figure& f) {
             [](PlotPoint a, PlotPoint b) { return a.x < b.x; });
 }
 
+// Lab 04's bench: busbw_all_reduce etc. of shape {ranks, bytes}.
+void add_busbw_point(BenchResult& r, const Figure& f) {
+  if (f.shape.size() < 2) return;
+  if (!r.busbw_vs_size) {
+    r.busbw_vs_size.emplace();
+    r.busbw_vs_size->title =
+        "bus bandwidth vs message size, " + std::to_string(f.shape[0]) + " ranks (" + r.gpu + ")";
+    r.busbw_vs_size->x_label = "bytes";
+    r.busbw_vs_size->y_label = "busbw (" + f.unit + ")";
+    r.busbw_vs_size->x_log_base = 2;
+  }
+  const std::string name = f.name.substr(std::string(kBusbwFigurePrefix).size()) + " " + f.version;
+  auto& series = r.busbw_vs_size->series;
+  auto it =
+      std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.name == name; });
+  if (it == series.end()) it = series.insert(series.end(), Series{name, {}});
+  it->points.push_back({static_cast<double>(f.shape[1]), f.value});
+  std::sort(it->points.begin(), it->points.end(),
+            [](PlotPoint a, PlotPoint b) { return a.x < b.x; });
+}
+
 }  // namespace
+
+const ErrorPlot* file_plot(const BenchResult& result) {
+  if (result.error_vs_k) return &*result.error_vs_k;
+  return result.busbw_vs_size ? &*result.busbw_vs_size : nullptr;
+}
 
 Timeline timeline_of(const cudalab::Timeline& from) {
   Timeline to;
@@ -91,6 +117,7 @@ std::variant<BenchResult, std::string> load_bench_result(const std::string& path
       r.anchors.push_back({"pytorch:" + f.name, f.value, f.unit, problem_of(f)});
       continue;
     }
+    if (f.name.starts_with(kBusbwFigurePrefix)) add_busbw_point(r, f);
     Measurement m{f.version, problem_of(f), f.value, f.unit, f.time_ms, std::nullopt, ""};
     if (f.fraction_of) {
       m.fraction = f.fraction_of->value;

@@ -1,7 +1,8 @@
 // Reads a `./lab bench` result file (docs/results-format.md) into what the
 // views draw: each kernel version's figure per problem, in any unit, the
 // anchors measured in the same run (the bars view), and the file's timelines
-// (the timeline view), and its error-vs-K figures (the error plot).
+// (the timeline view), and its error-vs-K or busbw-vs-size figures (the
+// plot view).
 #pragma once
 
 #include <optional>
@@ -55,9 +56,18 @@ struct BenchResult {
   // (the figure's errors.normwise; else its value, unless its unit is a
   // speed or a time: lab 02's bench times these GEMMs too). Not bars.
   std::optional<ErrorPlot> error_vs_k;
+  // Figures named "busbw_<collective>" (lab 04's bench, shape {ranks,
+  // bytes}): one series per figure and version ("all_reduce nccl"), x = the
+  // message size in bytes on a base-2 axis, y = the busbw. Also bars.
+  std::optional<ErrorPlot> busbw_vs_size;
 };
 
 inline constexpr const char* kErrorVsKFigure = "error_vs_k";
+inline constexpr const char* kBusbwFigurePrefix = "busbw_";
+
+// The plot a result file offers the error view: error_vs_k, else
+// busbw_vs_size; null when it has neither.
+const ErrorPlot* file_plot(const BenchResult& result);
 
 // The problems present, in the order they first appear.
 std::vector<std::string> problems(const BenchResult& result);

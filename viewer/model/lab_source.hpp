@@ -16,6 +16,7 @@
 #include "kernel_run.hpp"
 #include "tile_walk_model.hpp"
 #include "timeline_model.hpp"
+#include "traffic_model.hpp"
 
 namespace cudalab::viewer {
 
@@ -29,6 +30,7 @@ enum class View {
   kTimeline,    // rows of named spans over time                  (RunOutcome::timeline)
   kErrors,      // error against problem size, log axes           (RunOutcome::errors)
   kTiles,       // which tiles each program touches at each step  (RunOutcome::tiles)
+  kTraffic,     // bytes each rank sent to each peer, vs the ideal  (RunOutcome::traffic)
 };
 
 struct Version {
@@ -67,9 +69,12 @@ struct RunOutcome {
   std::optional<TileWalk> tiles;
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
+  std::optional<TrafficChart> traffic;
   std::string error;   // what went wrong, as the emulator or the lab reported it
   double seconds = 0;  // wall time of the emulated run
-  bool has_data() const { return run || timeline || errors || tiles || bits || fragments; }
+  bool has_data() const {
+    return run || timeline || errors || tiles || bits || fragments || traffic;
+  }
   // A run that produced nothing, and why.
   static RunOutcome failure(std::string why) {
     RunOutcome out;
@@ -95,6 +100,9 @@ class LabSource {
   // A paragraph under a view saying what its figures mean for this lab
   // ("bandwidth = bytes the kernel must move / time"); empty for none.
   virtual std::string note(View) const { return {}; }
+  // The view's tab title when the lab's differs from the view's own ("busbw
+  // vs size" for the plot view); empty: the view's.
+  virtual std::string tab_title(View) const { return {}; }
   // Runs on a worker thread; must not touch anything shared with the UI.
   virtual RunOutcome run(const RunRequest& request) const = 0;
 };

@@ -68,6 +68,7 @@ void write_layout(const std::string& path, const DrawnLayout& layout) {
   j["tile_grids"] = to_json(layout.tile_grids);
   j["bit_rows"] = to_json(layout.bit_rows);
   j["fragment_matrices"] = to_json(layout.fragment_matrices);
+  j["traffic_bars"] = to_json(layout.traffic_bars);
   std::ofstream out(path);
   out << j.dump(2) << "\n";
   if (!out) throw std::runtime_error("cannot write layout file '" + path + "'");
@@ -90,6 +91,7 @@ DrawnLayout read_layout(const std::string& path) {
     layout.tile_grids = to_rects(j.at("tile_grids"));
     layout.bit_rows = to_rects(j.at("bit_rows"));
     layout.fragment_matrices = to_rects(j.at("fragment_matrices"));
+    if (j.contains("traffic_bars")) layout.traffic_bars = to_rects(j.at("traffic_bars"));
     return layout;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("layout file '" + path + "': " + e.what());

@@ -25,6 +25,9 @@ struct Span {
   int id = -1;
   std::vector<int> after{};
   std::string race{};
+  // A few characters drawn inside the box when they fit ("c2 > r1"; in a
+  // narrow box only the first word, "c2"); the name stays the hover text.
+  std::string label{};
 };
 
 struct TimelineRow {

@@ -24,7 +24,7 @@ std::vector<Panel> shown_panels(const UiState& state) {
   const LabSource* lab = state.lab_source();
   if (lab == nullptr) panels.push_back(Panel::kBars);
   const bool file_timelines = state.timing.result && !state.timing.result->timelines.empty();
-  const bool file_errors = state.timing.result && state.timing.result->error_vs_k;
+  const bool file_errors = state.timing.result && file_plot(*state.timing.result);
   for (int p = 0; p < kPanelCount; ++p) {
     const auto panel = static_cast<Panel>(p);
     if (panel == Panel::kHelp || (lab == nullptr && panel == Panel::kBars)) continue;
@@ -52,7 +52,7 @@ const Timeline* shown_timeline(const UiState& state) {
 
 const ErrorPlot* shown_errors(const UiState& state) {
   const auto& file = state.timing.result;
-  const ErrorPlot* in_file = file && file->error_vs_k ? &*file->error_vs_k : nullptr;
+  const ErrorPlot* in_file = file ? file_plot(*file) : nullptr;
   if (in_file && (state.errors_view.from_file || !state.errors)) return in_file;
   return state.errors ? &*state.errors : nullptr;
 }
@@ -90,6 +90,7 @@ FinishedRun run_both(const LabSource* lab, RunRequest request,
   done.tiles = std::move(outcome.tiles);
   done.bits = std::move(outcome.bits);
   done.fragments = std::move(outcome.fragments);
+  done.traffic = std::move(outcome.traffic);
   if (outcome.run) done.current.emplace(std::move(*outcome.run));
   if (!done.current || !compare_version) return done;
   request.version = *compare_version;
@@ -112,6 +113,7 @@ void take(UiState& state, FinishedRun done) {
   state.tiles = std::move(done.tiles);
   state.bits = std::move(done.bits);
   state.fragments = std::move(done.fragments);
+  state.traffic = std::move(done.traffic);
   if (!done.current) {
     state.current.reset();
     state.compared.reset();
@@ -169,7 +171,7 @@ void load_results(UiState& state, const std::string& path) {
   state.timing.problem = 0;
   state.timeline_view.file_timeline.reset();
   if (!state.timing.result->timelines.empty()) state.timeline_view.file_timeline = 0;
-  state.errors_view.from_file = state.timing.result->error_vs_k.has_value();
+  state.errors_view.from_file = file_plot(*state.timing.result) != nullptr;
 }
 
 }  // namespace cudalab::viewer

@@ -29,16 +29,18 @@ enum class Panel {
   kTimeline,
   kErrors,
   kTiles,
+  kTraffic,
   kHelp
 };
-inline constexpr const char* kPanelNames[] = {
-    "indexing", "coalescing", "bits", "fragments", "timing", "timeline", "errors", "tiles", "help"};
-inline constexpr int kPanelCount = 9;
+inline constexpr const char* kPanelNames[] = {"indexing", "coalescing", "bits",   "fragments",
+                                              "timing",   "timeline",   "errors", "tiles",
+                                              "traffic",  "help"};
+inline constexpr int kPanelCount = 10;
 std::optional<Panel> panel_from_name(const std::string& name);
 // "indexing, coalescing, ..., help": for messages.
 std::string panel_names();
 inline Panel panel_of(View view) { return static_cast<Panel>(view); }
-static_assert(static_cast<int>(Panel::kTiles) == static_cast<int>(View::kTiles),
+static_assert(static_cast<int>(Panel::kTraffic) == static_cast<int>(View::kTraffic),
               "the view tabs come first, in View's order");
 
 // One run as the panels see it, with the derived data computed once.
@@ -58,9 +60,12 @@ struct FinishedRun {
   std::optional<TileWalk> tiles;
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
+  std::optional<TrafficChart> traffic;
   std::string error;
   double seconds = 0;
-  bool has_data() const { return current || timeline || errors || tiles || bits || fragments; }
+  bool has_data() const {
+    return current || timeline || errors || tiles || bits || fragments || traffic;
+  }
 };
 
 struct IndexingState {
@@ -131,6 +136,7 @@ struct DrawnLayout {
   std::vector<Rect> tile_grids;         // one per grid of the tile walk
   std::vector<Rect> bit_rows;           // one per format: its cells, bit 0 (the sign) at x0
   std::vector<Rect> fragment_matrices;  // A, B, C/D: their cells
+  std::vector<Rect> traffic_bars;       // one per rank, from 0 bytes to its total
 };
 
 struct UiState {
@@ -152,6 +158,7 @@ struct UiState {
   std::optional<TileWalk> tiles;
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
+  std::optional<TrafficChart> traffic;
   std::string run_error;
   double run_seconds = 0;
 

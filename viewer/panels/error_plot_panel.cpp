@@ -1,8 +1,10 @@
 // Error vs size: each series a line of markers on log-log axes, one grid
-// line per decade. Errors of exactly 0 sit on the bottom axis.
+// line per decade (per power of two for sizes in bytes). Errors of exactly 0
+// sit on the bottom axis.
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "imgui_colours.hpp"
 #include "panels.hpp"
@@ -30,10 +32,18 @@ void legend(const ErrorPlot& plot) {
 void axes(ImDrawList* dl, const Rect& area, const LogAxis& x, const LogAxis& y,
           const ErrorPlot& plot) {
   const float font = ImGui::GetFontSize();
-  for (double t : x.ticks()) {
+  // A label on every k-th grid line, k as small as keeps them apart (a base-2
+  // axis of 1 KiB .. 1 GiB has 21 lines).
+  const auto x_ticks = x.ticks();
+  const float spacing = area.width() / float(std::max<std::size_t>(x_ticks.size() - 1, 1));
+  const std::size_t every =
+      std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(font * 4.0f / spacing)));
+  for (std::size_t i = 0; i < x_ticks.size(); ++i) {
+    const double t = x_ticks[i];
     const float px = area.x0 + float(x.position(t) * area.width());
     dl->AddLine(ImVec2(px, area.y0), ImVec2(px, area.y1), kGridLine);
-    dl->AddText(ImVec2(px - font, area.y1 + 3), kMutedText, decade_label(t).c_str());
+    if (i % every == 0)
+      dl->AddText(ImVec2(px - font, area.y1 + 3), kMutedText, tick_label(x, t).c_str());
   }
   for (double t : y.ticks()) {
     const float py = area.y0 + float((1.0 - y.position(t)) * area.height());
@@ -50,7 +60,7 @@ void axes(ImDrawList* dl, const Rect& area, const LogAxis& x, const LogAxis& y,
 
 void draw_error_plot_panel(UiState& state) {
   state.layout.error_plot = {};
-  const bool file_has_errors = state.timing.result && state.timing.result->error_vs_k;
+  const bool file_has_errors = state.timing.result && file_plot(*state.timing.result);
   if (file_has_errors && state.errors) {
     if (ImGui::RadioButton("this run", !state.errors_view.from_file))
       state.errors_view.from_file = false;

@@ -48,6 +48,10 @@ constexpr ViewHelp kViewHelp[] = {
      "Tile walk: the kernel's matrices as grids of tiles. At the chosen step the selected "
      "program's tiles are orange; tiles other programs touch at that step are shaded by how "
      "many do (teal: one, yellow: the most)."},
+    {Panel::kTraffic,
+     "Traffic: the bytes each rank sent, one bar per rank split by the peer it went to, and the "
+     "least an algorithm must send as a green line (an all-reduce: 2(n-1)/n of the buffer, "
+     "what a ring sends). Hover a bar for its peers."},
 };
 
 }  // namespace

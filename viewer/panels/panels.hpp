@@ -12,6 +12,7 @@ void draw_bars_panel(UiState& state);
 void draw_timeline_panel(UiState& state);
 void draw_error_plot_panel(UiState& state);
 void draw_tile_walk_panel(UiState& state);
+void draw_traffic_panel(UiState& state);
 void draw_bit_layout_panel(UiState& state);
 void draw_fragment_panel(UiState& state);
 void draw_help_panel(UiState& state);

@@ -2,7 +2,9 @@
 // each span a box from its start to its end, coloured by its kind, on a
 // shared time axis fitted to the whole run; arrows from a span to those
 // ordered after it on other streams; spans in a race red, joined by a red
-// line. Hover a span for its times (and its race). The timeline comes from
+// line. A span's label, when it has one, is written in its box if it fits
+// (else its first word, if that fits).
+// Hover a span for its times (and its race). The timeline comes from
 // the last run or from the loaded result file; the geometry from the model.
 #include <imgui.h>
 
@@ -14,6 +16,9 @@
 
 namespace cudalab::viewer {
 namespace {
+
+// Dark, to read on every kind's light fill.
+constexpr ImU32 kLabelOnSpan = IM_COL32(20, 22, 30, 255);
 
 void legend(const Timeline& timeline) {
   for (const std::string& kind : kinds(timeline)) {
@@ -101,6 +106,7 @@ void draw_timeline_panel(UiState& state) {
   const Timeline& timeline = *shown;
   if (!timeline.title.empty()) ImGui::TextWrapped("%s", timeline.title.c_str());
   legend(timeline);
+  lab_note(state, View::kTimeline);
 
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -135,6 +141,17 @@ void draw_timeline_panel(UiState& state) {
       const Box box = span_box(timeline, {r, i}, frame);
       dl->AddRectFilled(at({box.x0, box.y0}), at({box.x1, box.y1}),
                         to_imgui(span_colour(timeline, row.spans[i])));
+      // A label starts at the box's left edge, whole where it fits, else its
+      // first word ("c2" of "c2 > r1") where that fits.
+      const std::string& label = row.spans[i].label;
+      if (!label.empty() && box.y1 - box.y0 >= font) {
+        const float room = float(box.x1 - box.x0) - font * 0.5f;
+        std::string shown = label;
+        if (ImGui::CalcTextSize(shown.c_str()).x > room) shown = label.substr(0, label.find(' '));
+        if (ImGui::CalcTextSize(shown.c_str()).x <= room)
+          dl->AddText(ImVec2(float(box.x0) + font * 0.25f, float(box.centre().y) - font / 2),
+                      kLabelOnSpan, shown.c_str());
+      }
     }
     if (hovered && mouse.y >= band.y0 && mouse.y < band.y1)
       if (const auto s = span_at(timeline, r, range, canvas.width(), mouse.x - canvas.x0))

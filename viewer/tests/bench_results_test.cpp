@@ -254,5 +254,47 @@ TEST(BenchResults, AFileOfErrorsAloneLoadsAndAddsTheErrorView) {
   std::filesystem::remove(path);
 }
 
+// Lab 04's bench on 2 x H200: busbw figures of shape {ranks, bytes} become
+// one series per collective and version against the message size.
+TEST(BenchResults, Lab04BusbwFiguresBecomeSeriesAgainstTheMessageSize) {
+  const std::string path = std::string(CUDALAB_RESULTS_DIR) + "/lab04-2xh200-2026-11-30.json";
+  const auto loaded = load_bench_result(path);
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  const BenchResult& r = std::get<BenchResult>(loaded);
+  ASSERT_TRUE(r.busbw_vs_size.has_value());
+  EXPECT_FALSE(r.error_vs_k.has_value());
+  const ErrorPlot& plot = *r.busbw_vs_size;
+  EXPECT_EQ(plot.x_log_base, 2);
+  EXPECT_EQ(plot.y_label, "busbw (GB/s)");
+  EXPECT_NE(plot.title.find("2 ranks"), std::string::npos) << plot.title;
+  std::vector<std::string> names;
+  for (const Series& s : plot.series) names.push_back(s.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"all_reduce nccl", "all_gather nccl", "reduce_scatter nccl",
+                                      "broadcast nccl", "all_reduce ring"}));
+  std::size_t points = 0;
+  for (const Series& s : plot.series) {
+    points += s.points.size();
+    for (std::size_t i = 1; i < s.points.size(); ++i)
+      EXPECT_LT(s.points[i - 1].x, s.points[i].x) << s.name << ": sorted by size";
+  }
+  EXPECT_EQ(points, 35u);  // every figure of the file is a point
+  // ncclAllReduce at 1 GiB, as the file's anchor of that size says.
+  const Series& nccl = plot.series.front();
+  EXPECT_DOUBLE_EQ(nccl.points.front().x, 1024);
+  EXPECT_DOUBLE_EQ(nccl.points.back().x, 1073741824);
+  EXPECT_NEAR(nccl.points.back().y, 324.3196, 1e-3);
+  EXPECT_EQ(file_plot(r), &*r.busbw_vs_size);
+  // Still bars too: one problem per collective and size.
+  EXPECT_EQ(r.versions.size(), 35u);
+}
+
+TEST(BenchResults, FilesWithoutBusbwFiguresHaveNoBusbwPlot) {
+  const auto loaded = load_bench_result(kSample);
+  ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
+  EXPECT_FALSE(std::get<BenchResult>(loaded).busbw_vs_size.has_value());
+  EXPECT_EQ(file_plot(std::get<BenchResult>(loaded)), nullptr);
+}
+
 }  // namespace
 }  // namespace cudalab::viewer

@@ -16,7 +16,10 @@
 //   bits        every bit cell of every format in its field's colour
 //   fragments   every element of A, B and C/D in the colour of the lane that
 //               holds it (dimmed unless it is the --lane's)
-//   errors with --results: the file's error_vs_k points, as above
+//   traffic     every rank's bar, each peer's part in that peer's colour
+//               where the model puts it, as long as the layout says
+//   errors with --results: the file's error_vs_k points (else its busbw
+//               figures against the message size), as above
 // Every panel must also not be blank. Exit status 0: pass; 1: mismatch.
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -412,6 +415,32 @@ void check_fragments(const Image& image, const DrawnLayout& layout, const Fragme
 
 }  // namespace
 
+// One bar per rank, as long as its bytes make it, each peer's part in the
+// peer's colour at its middle.
+void check_traffic(const Image& image, const DrawnLayout& layout, const TrafficChart& chart) {
+  expect(layout.traffic_bars.size() == chart.bars.size(),
+         "traffic: " + std::to_string(layout.traffic_bars.size()) + " bars drawn, the run has " +
+             std::to_string(chart.bars.size()) + " ranks");
+  int misplaced = 0;
+  for (std::size_t r = 0; r < chart.bars.size() && r < layout.traffic_bars.size(); ++r) {
+    const Rect& bar = layout.traffic_bars[r];
+    const double width = bar.width() > 0 ? bar.width() / bar_pixels(chart, 1.0, 1.0) /
+                                               static_cast<double>(chart.bars[r].bytes)
+                                         : 0;
+    double done = 0;
+    for (const TrafficPart& part : chart.bars[r].parts) {
+      const double a = bar_pixels(chart, done, width);
+      done += static_cast<double>(part.bytes);
+      const double b = bar_pixels(chart, done, width);
+      const int x = static_cast<int>(bar.x0 + (a + b) / 2);
+      const int y = static_cast<int>((bar.y0 + bar.y1) / 2);
+      misplaced += !same_rgb(image.at(x, y), peer_colour(part.to));
+    }
+  }
+  expect(misplaced == 0, "traffic: " + std::to_string(misplaced) +
+                             " parts of bars not in their peer's colour where the model puts them");
+}
+
 // The lab the viewer showed: the emulator samples or one of available_labs().
 std::unique_ptr<LabSource> lab_named(const std::string& name, bool samples) {
   if (samples) return make_emulator_samples_source();
@@ -488,12 +517,14 @@ int main(int argc, char** argv) {
                std::to_string(100 * dominant / total) + "%");
 
     if (panel == "timing") check_timing(image, layout, results);
-    if (panel == "errors" && !results.empty()) {  // the result file's error_vs_k figures
+    if (panel == "errors" && !results.empty()) {  // the result file's error_vs_k or busbw figures
       const auto loaded = load_bench_result(results);
       if (const auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);
       const BenchResult& file = std::get<BenchResult>(loaded);
-      if (!file.error_vs_k) throw std::runtime_error(results + " holds no error_vs_k figures");
-      check_errors(image, layout, *file.error_vs_k);
+      const ErrorPlot* plot = file_plot(file);
+      if (plot == nullptr)
+        throw std::runtime_error(results + " holds neither error_vs_k nor busbw figures");
+      check_errors(image, layout, *plot);
       return failures == 0 ? 0 : 1;
     }
     if (panel == "timeline" && !results.empty()) {  // the result file's timeline
@@ -505,7 +536,7 @@ int main(int argc, char** argv) {
       return failures == 0 ? 0 : 1;
     }
     if (panel != "indexing" && panel != "coalescing" && panel != "timeline" && panel != "errors" &&
-        panel != "tiles" && panel != "bits" && panel != "fragments")
+        panel != "tiles" && panel != "bits" && panel != "fragments" && panel != "traffic")
       return failures == 0 ? 0 : 1;
     const auto source = lab_named(lab, samples);
     if (!source) throw std::runtime_error("no lab '" + lab + "' in this build");
@@ -513,7 +544,7 @@ int main(int argc, char** argv) {
     if (panel == "indexing") check_indexing(image, layout, *source, request);
     if (panel == "coalescing") check_coalescing(image, layout, *source, request);
     if (panel == "timeline" || panel == "errors" || panel == "tiles" || panel == "bits" ||
-        panel == "fragments") {
+        panel == "fragments" || panel == "traffic") {
       const RunOutcome out = run(*source, request);
       if (panel == "timeline" && out.timeline) check_timeline(image, layout, *out.timeline, false);
       if (panel == "errors" && out.errors) check_errors(image, layout, *out.errors);
@@ -525,6 +556,10 @@ int main(int argc, char** argv) {
         expect(out.timeline && out.errors && out.tiles, "the samples give all three views");
       if (panel == "errors") expect(out.errors.has_value(), "the run gives an error plot");
       if (panel == "tiles") expect(out.tiles.has_value(), "the run gives a tile walk");
+      if (panel == "traffic") {
+        expect(out.traffic.has_value(), "the run gives its traffic");
+        if (out.traffic) check_traffic(image, layout, *out.traffic);
+      }
       if (panel == "bits") expect(out.bits.has_value(), "the run gives a bit layout");
       if (panel == "fragments")
         expect(out.fragments.has_value(), "the run gives a fragment layout");

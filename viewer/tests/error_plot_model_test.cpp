@@ -67,5 +67,27 @@ TEST(ErrorPlotModel, TheFirstEightSeriesColoursAreFarApart) {
     }
 }
 
+// Lab 04's busbw against the message size: one grid line per power of two,
+// labelled in binary units.
+TEST(ErrorPlotModel, ABase2AxisSpansWholePowersOfTwoWithByteLabels) {
+  ErrorPlot plot;
+  plot.x_log_base = 2;
+  plot.series = {{"busbw", {{1024, 0.08}, {3 << 20, 42.0}, {1 << 30, 324.0}}}};
+  const LogAxis x = x_axis(plot), y = y_axis(plot);
+  EXPECT_EQ(x.base, 2);
+  EXPECT_EQ(x.first_decade, 10);
+  EXPECT_EQ(x.last_decade, 30);
+  EXPECT_EQ(x.ticks().size(), 21u);
+  EXPECT_DOUBLE_EQ(x.position(1 << 20), 0.5);
+  EXPECT_EQ(y.base, 10);  // y stays in decades
+  EXPECT_EQ(y.first_decade, -2);
+  EXPECT_EQ(y.last_decade, 3);
+  EXPECT_EQ(tick_label(x, 512), "512");
+  EXPECT_EQ(tick_label(x, 1024), "1K");
+  EXPECT_EQ(tick_label(x, 64 * 1024), "64K");
+  EXPECT_EQ(tick_label(x, 1 << 30), "1G");
+  EXPECT_EQ(tick_label(y, 100), "1e+02");
+}
+
 }  // namespace
 }  // namespace cudalab::viewer
