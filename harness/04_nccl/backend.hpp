@@ -32,6 +32,9 @@ struct CollectiveCase {
   std::size_t count = 0;  // elements per rank, NCCL's count
   int root = 0;           // broadcast only
   bool in_place = false;
+  // through_nccl only: rank r on device n - 1 - r, so that a communicator
+  // not made on the given device list shows (needs n devices).
+  bool devices_reversed = false;
   std::vector<std::vector<float>> inputs;  // one per rank
   int ranks() const { return static_cast<int>(inputs.size()); }
 };

@@ -197,25 +197,26 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
         throw std::invalid_argument("NCCL needs one device per rank: " + std::to_string(n) +
                                     " ranks, " + std::to_string(nccl_devices()) + " devices");
       }
-      ranks = make_buffers(c, cudalab::comm::one_device_per_rank(n));
+      std::vector<int> devices = cudalab::comm::one_device_per_rank(n);
+      if (c.devices_reversed) std::reverse(devices.begin(), devices.end());
+      ranks = make_buffers(c, devices);
       std::vector<const float*> sends;
       std::vector<float*> recvs;
       for (int r = 0; r < n; ++r) {
-        cudalab::comm::sim_detail::DeviceScope on(r);
+        cudalab::comm::sim_detail::DeviceScope on(ranks[static_cast<std::size_t>(r)].device);
         CUDA_CHECK(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(r)],
                                              cudaStreamNonBlocking));
         sends.push_back(ranks[static_cast<std::size_t>(r)].send);
         recvs.push_back(ranks[static_cast<std::size_t>(r)].recv);
       }
-      std::vector<ncclComm_t> comms =
-          lab04::make_communicators(cudalab::comm::one_device_per_rank(n));
+      std::vector<ncclComm_t> comms = lab04::make_communicators(devices);
       lab04::run_collective(c.which, comms, streams, sends, recvs, c.count, c.root);
       result.outputs = read_outputs(ranks);
       lab04::destroy_communicators(comms);
     });
     for (int r = 0; r < n; ++r) {
       if (streams[static_cast<std::size_t>(r)] == nullptr) continue;
-      cudalab::comm::sim_detail::DeviceScope on(r);
+      cudalab::comm::sim_detail::DeviceScope on(ranks[static_cast<std::size_t>(r)].device);
       CUDA_CHECK(cudaStreamSynchronize(streams[static_cast<std::size_t>(r)]));
       CUDA_CHECK(cudaStreamDestroy(streams[static_cast<std::size_t>(r)]));
     }
