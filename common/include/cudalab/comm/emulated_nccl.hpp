@@ -11,7 +11,9 @@
 // * Calls between ncclGroupStart and ncclGroupEnd are posted together at
 //   ncclGroupEnd, which is how one thread drives several ranks and how a
 //   rank sends and receives at once. An ungrouped send whose peer also
-//   sends first is a deadlock, reported by name rather than hanging.
+//   sends first is a deadlock, reported by name rather than hanging; so is
+//   an ungrouped call by a thread that drives every rank (ncclCommInitAll),
+//   after a grace second in which another thread could still have come.
 // * Collectives must match across ranks (kind, count, type, op, root).
 // Data types: ncclFloat32 and ncclInt32; operations: ncclSum and ncclMax.
 // Failures return an ncclResult_t; ncclGetLastError says what happened.
@@ -344,6 +346,7 @@ inline ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devl
   const ncclResult_t made =
       detail::guarded([&] { world = std::make_shared<SimWorld>(devices, detail::timeout()); });
   if (made != ncclSuccess) return made;
+  world->driven_by_this_thread();
   for (int r = 0; r < ndev; ++r) comms[r] = new ncclComm{world, r};
   return ncclSuccess;
 }

@@ -33,6 +33,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -176,6 +177,7 @@ class SimWorld {
     collectives_.resize(n);
     blocked_.assign(n, 0);
     left_.assign(n, false);
+    drivers_.assign(n, std::thread::id());
     streams_.assign(n, nullptr);
     for (std::size_t r = 0; r < n; ++r) {
       sim_detail::DeviceScope on(devices_[r]);
@@ -218,6 +220,7 @@ class SimWorld {
                     " after it left the communicator");
       }
       mine.push_back(post(op));
+      drivers_[static_cast<std::size_t>(op.rank)] = std::this_thread::get_id();
     }
     match_all();
     wait_for(lock, mine, [&] { return all_of_done(mine); });
@@ -234,6 +237,13 @@ class SimWorld {
     barrier_waiting_.push_back(self);
     release_barrier_if_complete();
     wait_for(lock, {self}, [&] { return self->done; });
+  }
+
+  // The calling thread drives every rank until another thread posts for one
+  // (ncclCommInitAll: one thread, several devices).
+  void driven_by_this_thread() {
+    std::lock_guard lock(mutex_);
+    drivers_.assign(devices_.size(), std::this_thread::get_id());
   }
 
   // Every send/recv matched so far, in matching order.
@@ -502,14 +512,39 @@ class SimWorld {
         world.waiting_.erase(std::find(world.waiting_.begin(), world.waiting_.end(), mine));
       }
     } unblock{*this, ranks, &mine};
-    auto deadline = std::chrono::steady_clock::now() + timeout_;
+    // A thread that drives every rank it waits for can wait for nobody:
+    // after a grace second for threads this world has not seen yet, that is
+    // a deadlock (one thread, several ranks, no group).
+    const bool alone = drives_every_rank(std::this_thread::get_id());
+    const auto grace = std::min<std::chrono::milliseconds>(timeout_, std::chrono::seconds(1));
+    auto deadline = std::chrono::steady_clock::now() + (alone ? grace : timeout_);
     while (!finished()) {
       throw_if_failed();
       if (everyone_blocked()) fail_locked(deadlock_report());
       if (changed_.wait_until(lock, deadline) == std::cv_status::timeout && !finished()) {
+        if (alone && drives_every_rank(std::this_thread::get_id())) {
+          fail_locked(one_thread_report(ranks));
+        }
         fail_locked(timeout_report(ranks));
       }
     }
+  }
+
+  bool drives_every_rank(std::thread::id thread) const {
+    for (std::size_t r = 0; r < devices_.size(); ++r) {
+      if (!left_[r] && drivers_[r] != thread) return false;
+    }
+    return true;
+  }
+
+  std::string one_thread_report(const std::vector<int>& ranks) const {
+    std::ostringstream out;
+    out << "deadlock: ";
+    for (const int r : ranks) out << "rank " << r << " waits in " << pending_of(r) << "; ";
+    out << "this thread drives every rank of the communicator and waits, so no other rank can "
+           "post what it waits for: one thread that drives several ranks (ncclCommInitAll) must "
+           "put their calls in one ncclGroupStart()/ncclGroupEnd()";
+    return out.str();
   }
 
   // Every rank has left, or waits for something that has not happened yet
@@ -585,6 +620,7 @@ class SimWorld {
   std::vector<std::deque<std::shared_ptr<Posted>>> collectives_;
   std::vector<int> blocked_;  // threads waiting for each rank's operations
   std::vector<bool> left_;
+  std::vector<std::thread::id> drivers_;  // the thread that last posted for each rank
   std::vector<const std::vector<std::shared_ptr<Posted>>*> waiting_;
   std::vector<std::shared_ptr<Posted>> barrier_waiting_;
   std::string error_;
