@@ -33,7 +33,8 @@
 #   test_labNN_skeleton  with CUDALAB_CHECK_SKELETONS: over labs/, with one
 #                        ctest per exercise that passes only when the
 #                        skeleton fails that exercise
-# and labNN_bench when the harness has bench_main.cu. The lab is appended to
+# and labNN_bench when the harness has bench_main.cu, labNN_mpi when it has
+# mpi_main.cpp and CMake finds MPI. The lab is appended to
 # the global property CUDALAB_LABS ("NN_name"), which the viewer reads.
 
 # cudalab_discover_tests(<target> [FILTER <gtest pattern>] LABELS <label>...)
@@ -248,6 +249,15 @@ function(cudalab_add_lab number name)
   if(EXISTS "${harness}/bench_main.cu")
     add_executable(${lab}_bench "${harness}/bench_main.cu")
     target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded cudalab::bench)
+  endif()
+
+  # labNN_mpi: the lab as one process per GPU under mpirun, where MPI is found.
+  if(EXISTS "${harness}/mpi_main.cpp")
+    find_package(MPI COMPONENTS CXX QUIET)
+    if(MPI_CXX_FOUND)
+      add_executable(${lab}_mpi "${harness}/mpi_main.cpp")
+      target_link_libraries(${lab}_mpi PRIVATE ${lab}_backends_graded MPI::MPI_CXX)
+    endif()
   endif()
 
   if(NOT ARG_ROOT)

@@ -75,6 +75,12 @@ struct TimedCollective {
   std::uint64_t wrong = 0;  // elements of any rank's output that are wrong (#wrong)
 };
 
+// One check of a process in an MPI job (lab04_mpi): "" when right.
+struct ProcessCheck {
+  std::string name;     // "all_reduce_by_hand", "ring_all_reduce", ...
+  std::string problem;  // what this process's rank got wrong, or its error
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -100,6 +106,16 @@ class Backend {
   // every rank starts each run together (after a barrier); one warm-up run.
   virtual TimedCollective time_collective(Collective which, bool student_ring, CommKind kind,
                                           int ranks, std::size_t count, int repeats) = 0;
+
+  // One process per GPU (lab04_mpi, under mpirun): rank 0 makes an NCCL id
+  // (new_nccl_id) that every process receives; then each process runs the
+  // student's four collectives by hand and ring all-reduce over NcclComm as
+  // `rank` of `ranks` on `device`. Every process makes every rank's inputs
+  // from `seed` and checks its own rank's outputs. GPU backend only.
+  virtual std::vector<char> new_nccl_id() = 0;
+  virtual std::vector<ProcessCheck> check_as_process(const std::vector<char>& id, int ranks,
+                                                     int rank, int device, std::uint64_t seed,
+                                                     std::size_t count) = 0;
 
   // Exercise 3, the student's arithmetic (pure functions).
   virtual double message_bytes(Collective which, std::size_t count, std::size_t element_bytes,

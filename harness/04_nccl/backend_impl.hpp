@@ -10,12 +10,14 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
 #include "bandwidth.hpp"
+#include "collective_reference.hpp"
 #include "collectives_by_hand.cuh"
 #include "cudalab/comm/nccl_comm.hpp"
 #include "cudalab/comm/sim_comm.hpp"
@@ -162,20 +164,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
 
   RanksRun by_hand(const CollectiveCase& c, CommKind kind) override {
     return on_ranks(c, kind, [&c](Comm& comm, const float* send, float* recv) {
-      switch (c.which) {
-        case Collective::all_reduce:
-          lab04::all_reduce_by_hand(comm, send, recv, c.count);
-          break;
-        case Collective::broadcast:
-          lab04::broadcast_by_hand(comm, send, recv, c.count, c.root);
-          break;
-        case Collective::all_gather:
-          lab04::all_gather_by_hand(comm, send, recv, c.count);
-          break;
-        case Collective::reduce_scatter:
-          lab04::reduce_scatter_by_hand(comm, send, recv, c.count);
-          break;
-      }
+      run_by_hand(comm, c, send, recv);
     });
   }
 
@@ -250,6 +239,65 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     return timed;
   }
 
+  std::vector<char> new_nccl_id() override {
+#if CUDALAB_GPU
+    ncclUniqueId id;
+    NCCL_CHECK(ncclGetUniqueId(&id));
+    return std::vector<char>(id.internal, id.internal + sizeof(id.internal));
+#else
+    throw std::logic_error("lab 04: one process per GPU (MPI) needs the GPU backend");
+#endif
+  }
+
+  std::vector<ProcessCheck> check_as_process([[maybe_unused]] const std::vector<char>& id,
+                                             [[maybe_unused]] int ranks, [[maybe_unused]] int rank,
+                                             [[maybe_unused]] int device,
+                                             [[maybe_unused]] std::uint64_t seed,
+                                             [[maybe_unused]] std::size_t count) override {
+#if CUDALAB_GPU
+    ncclUniqueId nccl_id;
+    if (id.size() != sizeof(nccl_id.internal)) {
+      throw std::invalid_argument("lab 04: an NCCL id has " +
+                                  std::to_string(sizeof(nccl_id.internal)) + " bytes, not " +
+                                  std::to_string(id.size()));
+    }
+    std::copy(id.begin(), id.end(), nccl_id.internal);
+    CUDA_CHECK(cudaSetDevice(device));
+    cudalab::comm::NcclComm comm(nccl_id, ranks, rank);
+    std::vector<ProcessCheck> checks;
+    const auto check = [&](const std::string& name, const CollectiveCase& c, const RankBody& body) {
+      ProcessCheck result{name, ""};
+      try {
+        std::vector<RankBuffers> buffers =
+            make_buffers(c, std::vector<int>(c.inputs.size(), device));
+        const RankBuffers& mine = buffers[static_cast<std::size_t>(rank)];
+        body(comm, mine.send, mine.recv);
+        CUDA_CHECK(cudaStreamSynchronize(comm.stream()));
+        const std::vector<std::vector<float>> got = read_outputs({mine});
+        const std::vector<std::vector<float>> want = {
+            expected_outputs(c)[static_cast<std::size_t>(rank)]};
+        if (const auto wrong = first_mismatch(got, want)) result.problem = *wrong;
+      } catch (const std::exception& e) {
+        result.problem = e.what();
+      }
+      checks.push_back(result);
+    };
+    for (const Collective which : {Collective::all_reduce, Collective::broadcast,
+                                   Collective::all_gather, Collective::reduce_scatter}) {
+      const CollectiveCase c = process_case(which, ranks, count, seed);
+      check(std::string(cudalab::comm::to_string(which)) + "_by_hand", c,
+            [&c](Comm& on, const float* send, float* recv) { run_by_hand(on, c, send, recv); });
+    }
+    const CollectiveCase c = process_case(Collective::all_reduce, ranks, count, seed + 1);
+    check("ring_all_reduce", c, [&c](Comm& on, const float* send, float* recv) {
+      lab04::ring_all_reduce(on, send, recv, c.count);
+    });
+    return checks;
+#else
+    throw std::logic_error("lab 04: one process per GPU (MPI) needs the GPU backend");
+#endif
+  }
+
   double message_bytes(Collective which, std::size_t count, std::size_t element_bytes,
                        int ranks) const override {
     return lab04::message_bytes(which, count, element_bytes, ranks);
@@ -262,6 +310,44 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
 
  private:
+  // The student's exercise 1 collective `c.which` on one rank.
+  static void run_by_hand(Comm& comm, const CollectiveCase& c, const float* send, float* recv) {
+    switch (c.which) {
+      case Collective::all_reduce:
+        lab04::all_reduce_by_hand(comm, send, recv, c.count);
+        break;
+      case Collective::broadcast:
+        lab04::broadcast_by_hand(comm, send, recv, c.count, c.root);
+        break;
+      case Collective::all_gather:
+        lab04::all_gather_by_hand(comm, send, recv, c.count);
+        break;
+      case Collective::reduce_scatter:
+        lab04::reduce_scatter_by_hand(comm, send, recv, c.count);
+        break;
+    }
+  }
+
+  // The same inputs in every process: rank r's value i is r * 1000 plus an
+  // integer below 1000 from `seed` (exact sums, as the tests make them);
+  // broadcasts from the last rank.
+  static CollectiveCase process_case(Collective which, int ranks, std::size_t count,
+                                     std::uint64_t seed) {
+    CollectiveCase c;
+    c.which = which;
+    c.count = count;
+    c.root = ranks - 1;
+    std::mt19937_64 rng(seed);
+    const std::size_t per_rank =
+        which == Collective::reduce_scatter ? count * static_cast<std::size_t>(ranks) : count;
+    for (int r = 0; r < ranks; ++r) {
+      std::vector<float> input(per_rank);
+      for (float& v : input) v = static_cast<float>(r * 1000 + static_cast<int>(rng() % 1000));
+      c.inputs.push_back(std::move(input));
+    }
+    return c;
+  }
+
   // One rank's part of time_collective: rank r's input is all r + 1, so
   // every expected output is known; returns each run's milliseconds.
   static std::vector<double> time_on_rank(Comm& comm, Collective which, bool student_ring,

@@ -48,7 +48,7 @@ TEST_P(Ex2NcclApi, Ex2_AgreesWithTheCollectivesByHand) {
     const RanksRun nccl = backend().through_nccl(c);
     const RanksRun by_hand = reference().by_hand(c, CommKind::simulated);
     ASSERT_TRUE(holds_expected(nccl, c));
-    EXPECT_EQ(first_mismatch(nccl.outputs, by_hand.outputs), std::nullopt) << describe(c);
+    EXPECT_EQ(harness::first_mismatch(nccl.outputs, by_hand.outputs), std::nullopt) << describe(c);
   }
 }
 

@@ -51,7 +51,7 @@ TEST_P(Ex4Ring, Ex4_AfterTheReduceScatterEachRankHoldsItsReducedChunk) {
       const CollectiveCase c = make_case(rng_, Collective::all_reduce, ranks, count);
       const RanksRun run = backend().ring(c, RingStop::after_reduce_scatter, CommKind::simulated);
       ASSERT_FALSE(run.observation.failed()) << describe(c) << ": " << run.observation.error;
-      const std::vector<float> sum = expected_outputs(c).front();
+      const std::vector<float> sum = harness::expected_outputs(c).front();
       for (int r = 0; r < ranks; ++r) {
         const std::size_t chunk = static_cast<std::size_t>((r + 1) % ranks);
         for (std::size_t i = chunk_begin(chunk, count, ranks);

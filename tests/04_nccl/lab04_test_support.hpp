@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "collective_reference.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/random.hpp"
 
@@ -49,61 +50,6 @@ inline CollectiveCase make_case(cudalab::Random& rng, Collective which, int rank
   return c;
 }
 
-// What every rank's recv buffer must hold afterwards.
-inline std::vector<std::vector<float>> expected_outputs(const CollectiveCase& c) {
-  const int n = c.ranks();
-  const std::size_t count = c.count;
-  std::vector<std::vector<float>> out(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) {
-    std::vector<float>& o = out[static_cast<std::size_t>(r)];
-    switch (c.which) {
-      case Collective::all_reduce:
-        o.assign(count, 0.0f);
-        for (const auto& in : c.inputs) {
-          for (std::size_t i = 0; i < count; ++i) o[i] += in[i];
-        }
-        break;
-      case Collective::broadcast:
-        o = c.inputs[static_cast<std::size_t>(c.root)];
-        break;
-      case Collective::all_gather:
-        for (const auto& in : c.inputs) o.insert(o.end(), in.begin(), in.end());
-        break;
-      case Collective::reduce_scatter:
-        o.assign(count, 0.0f);
-        for (const auto& in : c.inputs) {
-          for (std::size_t i = 0; i < count; ++i)
-            o[i] += in[static_cast<std::size_t>(r) * count + i];
-        }
-        break;
-    }
-  }
-  return out;
-}
-
-// The first element where `got` differs from `want` (NaN differs from
-// everything), as "rank 2, element 17: got nan, want 4512".
-inline std::optional<std::string> first_mismatch(const std::vector<std::vector<float>>& got,
-                                                 const std::vector<std::vector<float>>& want) {
-  if (got.size() != want.size()) {
-    return "outputs of " + std::to_string(got.size()) + " ranks, want " +
-           std::to_string(want.size());
-  }
-  for (std::size_t r = 0; r < want.size(); ++r) {
-    if (got[r].size() != want[r].size()) {
-      return "rank " + std::to_string(r) + ": " + std::to_string(got[r].size()) +
-             " elements, want " + std::to_string(want[r].size());
-    }
-    for (std::size_t i = 0; i < want[r].size(); ++i) {
-      if (!(got[r][i] == want[r][i])) {
-        return "rank " + std::to_string(r) + ", element " + std::to_string(i) + ": got " +
-               std::to_string(got[r][i]) + ", want " + std::to_string(want[r][i]);
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 // "all_reduce of 37 floats on 3 ranks, in place"
 inline std::string describe(const CollectiveCase& c) {
   std::string text = std::string(cudalab::comm::to_string(c.which)) + " of " +
@@ -121,7 +67,7 @@ inline ::testing::AssertionResult holds_expected(const RanksRun& run, const Coll
            << describe(c) << " on " << run.comm << " threw " << run.observation.error_type << ": "
            << run.observation.error;
   }
-  if (const auto wrong = first_mismatch(run.outputs, expected_outputs(c))) {
+  if (const auto wrong = harness::first_mismatch(run.outputs, harness::expected_outputs(c))) {
     return ::testing::AssertionFailure() << describe(c) << " on " << run.comm << ": " << *wrong;
   }
   return ::testing::AssertionSuccess();

@@ -12,6 +12,7 @@
 
 #include "cudalab/emu/recorder.hpp"
 #include "harness/04_nccl/backend.hpp"
+#include "harness/04_nccl/collective_reference.hpp"
 #include "model/lab_source.hpp"
 #include "ring_timeline.hpp"
 
@@ -62,7 +63,7 @@ harness::CollectiveCase make_case(Collective which, int ranks, std::size_t count
   return c;
 }
 
-// What each rank's recv buffer must hold (tests/04_nccl's reference). After
+// What each rank's recv buffer must hold (the harness's reference). After
 // the reduce-scatter alone only rank r's chunk (r + 1) mod n is defined:
 // `checked[r]` is the element range compared, [begin, end).
 struct Expected {
@@ -74,34 +75,14 @@ Expected expected_of(const harness::CollectiveCase& c, bool after_reduce_scatter
   const int n = c.ranks();
   const std::size_t count = c.count;
   Expected e;
+  e.outputs = harness::expected_outputs(c);
   for (int r = 0; r < n; ++r) {
-    std::vector<float> o;
-    switch (c.which) {
-      case Collective::all_reduce:
-        o.assign(count, 0.0f);
-        for (const auto& in : c.inputs)
-          for (std::size_t i = 0; i < count; ++i) o[i] += in[i];
-        break;
-      case Collective::broadcast:
-        o = c.inputs[static_cast<std::size_t>(c.root)];
-        break;
-      case Collective::all_gather:
-        for (const auto& in : c.inputs) o.insert(o.end(), in.begin(), in.end());
-        break;
-      case Collective::reduce_scatter:
-        o.assign(count, 0.0f);
-        for (const auto& in : c.inputs)
-          for (std::size_t i = 0; i < count; ++i)
-            o[i] += in[static_cast<std::size_t>(r) * count + i];
-        break;
-    }
-    std::pair<std::size_t, std::size_t> range{0, o.size()};
+    std::pair<std::size_t, std::size_t> range{0, e.outputs[static_cast<std::size_t>(r)].size()};
     if (after_reduce_scatter) {
       const auto nn = static_cast<std::size_t>(n);
       const std::size_t chunk = (static_cast<std::size_t>(r) + 1) % nn;
       range = {chunk * count / nn, (chunk + 1) * count / nn};
     }
-    e.outputs.push_back(std::move(o));
     e.checked.push_back(range);
   }
   return e;
