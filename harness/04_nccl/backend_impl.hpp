@@ -136,17 +136,20 @@ inline std::vector<Message> messages_of(cudalab::comm::SimWorld& world,
   return messages;
 }
 
+// What a rank's recv buffer holds.
+inline std::vector<float> read_output(const RankBuffers& b) {
+  cudalab::comm::sim_detail::DeviceScope on(b.device);
+  std::vector<float> values(b.recv_count);
+  if (!values.empty()) {
+    CUDA_CHECK(
+        cudaMemcpy(values.data(), b.recv, values.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+  return values;
+}
+
 inline std::vector<std::vector<float>> read_outputs(const std::vector<RankBuffers>& ranks) {
   std::vector<std::vector<float>> outputs;
-  for (const RankBuffers& b : ranks) {
-    cudalab::comm::sim_detail::DeviceScope on(b.device);
-    std::vector<float> values(b.recv_count);
-    if (!values.empty()) {
-      CUDA_CHECK(
-          cudaMemcpy(values.data(), b.recv, values.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    }
-    outputs.push_back(std::move(values));
-  }
+  for (const RankBuffers& b : ranks) outputs.push_back(read_output(b));
   return outputs;
 }
 
@@ -273,7 +276,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
         const RankBuffers& mine = buffers[static_cast<std::size_t>(rank)];
         body(comm, mine.send, mine.recv);
         CUDA_CHECK(cudaStreamSynchronize(comm.stream()));
-        const std::vector<std::vector<float>> got = read_outputs({mine});
+        const std::vector<std::vector<float>> got = {read_output(mine)};
         const std::vector<std::vector<float>> want = {
             expected_outputs(c)[static_cast<std::size_t>(rank)]};
         if (const auto wrong = first_mismatch(got, want)) result.problem = *wrong;
