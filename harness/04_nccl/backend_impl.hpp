@@ -331,24 +331,13 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     }
   }
 
-  // The same inputs in every process: rank r's value i is r * 1000 plus an
-  // integer below 1000 from `seed` (exact sums, as the tests make them);
-  // broadcasts from the last rank.
+  // The same inputs in every process (harness::make_case, random from
+  // `seed`); broadcasts from the last rank.
   static CollectiveCase process_case(Collective which, int ranks, std::size_t count,
                                      std::uint64_t seed) {
-    CollectiveCase c;
-    c.which = which;
-    c.count = count;
-    c.root = ranks - 1;
     std::mt19937_64 rng(seed);
-    const std::size_t per_rank =
-        which == Collective::reduce_scatter ? count * static_cast<std::size_t>(ranks) : count;
-    for (int r = 0; r < ranks; ++r) {
-      std::vector<float> input(per_rank);
-      for (float& v : input) v = static_cast<float>(r * 1000 + static_cast<int>(rng() % 1000));
-      c.inputs.push_back(std::move(input));
-    }
-    return c;
+    return make_case(which, ranks, count, false, ranks - 1,
+                     [&rng](int, std::size_t) { return rng() % 1000; });
   }
 
   // One rank's part of time_collective: rank r's input is all r + 1, so

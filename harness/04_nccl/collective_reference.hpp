@@ -1,6 +1,6 @@
-// The host reference of lab 04's collectives: what every rank's recv
-// buffer must hold after a call, and the first element where an output
-// differs. The tests grade with it; lab04_mpi checks each process's rank
+// The host reference of lab 04's collectives: the inputs, what every
+// rank's recv buffer must hold after a call, and the first element where an
+// output differs. The tests grade with it; lab04_mpi checks each process's rank
 // with it.
 #pragma once
 
@@ -12,6 +12,30 @@
 #include "backend.hpp"
 
 namespace lab04::harness {
+
+// A call whose rank r has the value r * 1000 + below_1000(r, i) at element
+// i of its input: the ranks differ, and sums over 8 ranks stay exact in
+// float. `below_1000` gives an integer in [0, 1000): random in the tests
+// and lab04_mpi (from a seed every process shares), fixed in the viewer.
+template <class Below1000>
+CollectiveCase make_case(Collective which, int ranks, std::size_t count, bool in_place, int root,
+                         Below1000 below_1000) {
+  CollectiveCase c;
+  c.which = which;
+  c.count = count;
+  c.root = root;
+  c.in_place = in_place;
+  const std::size_t per_rank =
+      which == Collective::reduce_scatter ? count * static_cast<std::size_t>(ranks) : count;
+  for (int r = 0; r < ranks; ++r) {
+    std::vector<float> input(per_rank);
+    for (std::size_t i = 0; i < per_rank; ++i) {
+      input[i] = static_cast<float>(r * 1000 + static_cast<int>(below_1000(r, i)));
+    }
+    c.inputs.push_back(std::move(input));
+  }
+  return c;
+}
 
 // What every rank's recv buffer must hold afterwards.
 inline std::vector<std::vector<float>> expected_outputs(const CollectiveCase& c) {

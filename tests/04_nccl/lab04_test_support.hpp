@@ -30,24 +30,11 @@ using OnBackend =
 // The rank counts every exercise is checked for.
 inline const std::vector<int> kRankCounts = {1, 2, 3, 4, 8};
 
-// Rank r's value i is r * 1000 + (a random integer below 1000): the ranks
-// differ, and sums over 8 ranks stay exact in float.
+// Fresh random inputs (harness::make_case).
 inline CollectiveCase make_case(cudalab::Random& rng, Collective which, int ranks,
                                 std::size_t count, bool in_place = false, int root = 0) {
-  CollectiveCase c;
-  c.which = which;
-  c.count = count;
-  c.root = root;
-  c.in_place = in_place;
-  const std::size_t per_rank =
-      which == Collective::reduce_scatter ? count * static_cast<std::size_t>(ranks) : count;
-  for (int r = 0; r < ranks; ++r) {
-    std::vector<float> input(per_rank);
-    for (float& v : input)
-      v = static_cast<float>(r * 1000 + static_cast<int>(rng.next_below(1000)));
-    c.inputs.push_back(std::move(input));
-  }
-  return c;
+  return harness::make_case(which, ranks, count, in_place, root,
+                            [&rng](int, std::size_t) { return rng.next_below(1000); });
 }
 
 // "all_reduce of 37 floats on 3 ranks, in place"

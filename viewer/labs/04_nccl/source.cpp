@@ -43,24 +43,13 @@ constexpr Collective04 kVersions[] = {
     {Collective::reduce_scatter, false, false}, {Collective::broadcast, false, false},
 };
 
-// Rank r's element i: r * 1000 + a small integer (as the tests make them,
-// without their random seed, so that every run of the viewer is the same).
+// The tests' inputs (harness::make_case) without their random seed, so
+// that every run of the viewer is the same.
 harness::CollectiveCase make_case(Collective which, int ranks, std::size_t count, bool in_place,
                                   int root) {
-  harness::CollectiveCase c;
-  c.which = which;
-  c.count = count;
-  c.root = root;
-  c.in_place = in_place;
-  const std::size_t per_rank =
-      which == Collective::reduce_scatter ? count * static_cast<std::size_t>(ranks) : count;
-  for (int r = 0; r < ranks; ++r) {
-    std::vector<float> input(per_rank);
-    for (std::size_t i = 0; i < per_rank; ++i)
-      input[i] = static_cast<float>(r * 1000 + static_cast<int>((i * 37 + r * 11) % 1000));
-    c.inputs.push_back(std::move(input));
-  }
-  return c;
+  return harness::make_case(which, ranks, count, in_place, root, [](int r, std::size_t i) {
+    return (i * 37 + static_cast<std::size_t>(r) * 11) % 1000;
+  });
 }
 
 // What each rank's recv buffer must hold (the harness's reference). After

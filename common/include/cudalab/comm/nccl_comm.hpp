@@ -11,15 +11,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cudalab/check.hpp"
 #include "cudalab/comm/comm.hpp"
+#include "cudalab/comm/rank_threads.hpp"
 #include "cudalab/nccl.hpp"
 
 namespace cudalab::comm {
@@ -110,27 +108,15 @@ inline Traffic run_nccl_ranks(int ranks, const std::function<void(Comm&)>& body)
   ncclUniqueId id;
   NCCL_CHECK(ncclGetUniqueId(&id));
   Traffic traffic{ranks, std::vector<std::uint64_t>(static_cast<std::size_t>(ranks) * ranks, 0)};
-  std::mutex first_mutex;
-  std::exception_ptr first;
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        CUDA_CHECK(cudaSetDevice(r));
-        NcclComm comm(id, ranks, r);
-        body(comm);
-        CUDA_CHECK(cudaStreamSynchronize(comm.stream()));
-        const auto& sent = comm.bytes_sent_to();
-        std::copy(sent.begin(), sent.end(),
-                  traffic.bytes.begin() + static_cast<std::ptrdiff_t>(r) * ranks);
-      } catch (...) {
-        std::lock_guard lock(first_mutex);
-        if (!first) first = std::current_exception();
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  if (first) std::rethrow_exception(first);
+  run_rank_threads(ranks, [&](int r) {
+    CUDA_CHECK(cudaSetDevice(r));
+    NcclComm comm(id, ranks, r);
+    body(comm);
+    CUDA_CHECK(cudaStreamSynchronize(comm.stream()));
+    const auto& sent = comm.bytes_sent_to();
+    std::copy(sent.begin(), sent.end(),
+              traffic.bytes.begin() + static_cast<std::ptrdiff_t>(r) * ranks);
+  });
   return traffic;
 }
 

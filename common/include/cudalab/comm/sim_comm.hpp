@@ -11,15 +11,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cudalab/check.hpp"
 #include "cudalab/comm/comm.hpp"
+#include "cudalab/comm/rank_threads.hpp"
 #include "cudalab/comm/sim_world.hpp"
 
 namespace cudalab::comm {
@@ -109,12 +107,9 @@ inline Traffic run_ranks(SimWorld& world, const std::function<void(Comm&)>& body
                          const std::string& backend_name) {
   const int n = world.size();
   Traffic traffic{n, std::vector<std::uint64_t>(static_cast<std::size_t>(n) * n, 0)};
-  std::mutex first_mutex;
-  std::exception_ptr first;
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      try {
+  run_rank_threads(
+      n,
+      [&](int r) {
         CUDA_CHECK(cudaSetDevice(world.device_of(r)));
         SimComm comm(world, r, backend_name);
         const auto keep_traffic = [&] {
@@ -126,28 +121,15 @@ inline Traffic run_ranks(SimWorld& world, const std::function<void(Comm&)>& body
           body(comm);
           CUDA_CHECK(cudaStreamSynchronize(comm.stream()));
         } catch (...) {
-          keep_traffic();
+          keep_traffic();  // what it sent before it failed
           throw;
         }
         keep_traffic();
-      } catch (const std::exception& e) {
-        {
-          std::lock_guard lock(first_mutex);
-          if (!first) first = std::current_exception();
-        }
-        world.fail("rank " + std::to_string(r) + " failed: " + e.what());
-      } catch (...) {
-        {
-          std::lock_guard lock(first_mutex);
-          if (!first) first = std::current_exception();
-        }
-        world.fail("rank " + std::to_string(r) + " failed");
-      }
-      world.leave(r);
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  if (first) std::rethrow_exception(first);
+      },
+      [&](int r, const std::string& what) {
+        world.fail("rank " + std::to_string(r) + " failed: " + what);
+      },
+      [&](int r) { world.leave(r); });
   return traffic;
 }
 
