@@ -33,8 +33,8 @@
 #   test_labNN_skeleton  with CUDALAB_CHECK_SKELETONS: over labs/, with one
 #                        ctest per exercise that passes only when the
 #                        skeleton fails that exercise
-# and labNN_bench when the harness has bench_main.cu, labNN_mpi when it has
-# mpi_main.cpp and CMake finds MPI. The lab is appended to
+# and labNN_bench when the harness has bench_main.cu, labNN_ranks when it
+# has ranks_main.cpp (with MPI where CMake finds it). The lab is appended to
 # the global property CUDALAB_LABS ("NN_name"), which the viewer reads.
 
 # cudalab_discover_tests(<target> [FILTER <gtest pattern>] LABELS <label>...)
@@ -251,12 +251,16 @@ function(cudalab_add_lab number name)
     target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded cudalab::bench)
   endif()
 
-  # labNN_mpi: the lab as one process per GPU under mpirun, where MPI is found.
-  if(EXISTS "${harness}/mpi_main.cpp")
+  # labNN_ranks: the lab on as many ranks as asked (`./lab run NN --ranks N`),
+  # and one process per GPU under mpirun (--mpi) where CMake finds MPI.
+  if(EXISTS "${harness}/ranks_main.cpp")
+    add_executable(${lab}_ranks "${harness}/ranks_main.cpp")
+    target_link_libraries(${lab}_ranks PRIVATE ${lab}_backends_graded)
+    set_target_properties(${lab}_ranks PROPERTIES ENABLE_EXPORTS ON)
     find_package(MPI COMPONENTS CXX QUIET)
     if(MPI_CXX_FOUND)
-      add_executable(${lab}_mpi "${harness}/mpi_main.cpp")
-      target_link_libraries(${lab}_mpi PRIVATE ${lab}_backends_graded MPI::MPI_CXX)
+      target_link_libraries(${lab}_ranks PRIVATE MPI::MPI_CXX)
+      target_compile_definitions(${lab}_ranks PRIVATE CUDALAB_WITH_MPI=1)
     endif()
   endif()
 

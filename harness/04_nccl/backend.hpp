@@ -75,7 +75,7 @@ struct TimedCollective {
   std::uint64_t wrong = 0;  // elements of any rank's output that are wrong (#wrong)
 };
 
-// One check of a process in an MPI job (lab04_mpi): "" when right.
+// One check of a process in an MPI job (lab04_ranks --mpi): "" when right.
 struct ProcessCheck {
   std::string name;     // "all_reduce_by_hand", "ring_all_reduce", ...
   std::string problem;  // what this process's rank got wrong, or its error
@@ -107,7 +107,7 @@ class Backend {
   virtual TimedCollective time_collective(Collective which, bool student_ring, CommKind kind,
                                           int ranks, std::size_t count, int repeats) = 0;
 
-  // One process per GPU (lab04_mpi, under mpirun): rank 0 makes an NCCL id
+  // One process per GPU (lab04_ranks --mpi, under mpirun): rank 0 makes an NCCL id
   // (new_nccl_id) that every process receives; then each process runs the
   // student's four collectives by hand and ring all-reduce over NcclComm as
   // `rank` of `ranks` on `device`. Every process makes every rank's inputs

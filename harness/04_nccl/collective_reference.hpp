@@ -1,6 +1,6 @@
 // The host reference of lab 04's collectives: the inputs, what every
 // rank's recv buffer must hold after a call, and the first element where an
-// output differs. The tests grade with it; lab04_mpi checks each process's rank
+// output differs. The tests grade with it; lab04_ranks checks each process's rank
 // with it.
 #pragma once
 
@@ -16,7 +16,7 @@ namespace lab04::harness {
 // A call whose rank r has the value r * 1000 + below_1000(r, i) at element
 // i of its input: the ranks differ, and sums over 8 ranks stay exact in
 // float. `below_1000` gives an integer in [0, 1000): random in the tests
-// and lab04_mpi (from a seed every process shares), fixed in the viewer.
+// and lab04_ranks (from a seed every process shares), fixed in the viewer.
 template <class Below1000>
 CollectiveCase make_case(Collective which, int ranks, std::size_t count, bool in_place, int root,
                          Below1000 below_1000) {
