@@ -13,6 +13,7 @@
 #include "cudalab/device_info.hpp"
 #include "cudalab/event_timer.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/nccl.hpp"
 #include "cudalab/random.hpp"
 
 namespace {
@@ -112,7 +113,6 @@ TEST(GpuCheck, CublasErrorsUseTheSameFamily) {
   CUBLAS_CHECK(cublasDestroy(handle));
 }
 
-#if defined(CUDALAB_TEST_NCCL)
 TEST(GpuCheck, NcclErrorsUseTheSameFamily) {
   SKIP_WITHOUT_GPU();
   ncclUniqueId id{};
@@ -126,7 +126,6 @@ TEST(GpuCheck, NcclErrorsUseTheSameFamily) {
     EXPECT_EQ(error.code_name(), "ncclInvalidArgument");
   }
 }
-#endif
 
 TEST(GpuEventTimer, TimesWorkOnTheDevice) {
   SKIP_WITHOUT_GPU();
