@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,24 @@ CollectiveCase make_case(Collective which, int ranks, std::size_t count, bool in
     c.inputs.push_back(std::move(input));
   }
   return c;
+}
+
+// Chunk c of a ring over `count` elements on n ranks: elements
+// [ring_chunk_begin(c), ring_chunk_begin(c + 1)) (the handout's convention).
+inline std::size_t ring_chunk_begin(std::size_t c, std::size_t count, int n) {
+  return c * count / static_cast<std::size_t>(n);
+}
+
+// The bytes rank r's ring all-reduce sends (all to rank r + 1): every chunk
+// but (r + 1) in the reduce-scatter, every chunk but (r + 2) in the
+// all-gather, of float elements.
+inline std::uint64_t ring_bytes_sent(int r, std::size_t count, int n) {
+  if (n == 1) return 0;
+  const auto chunk_bytes = [&](int c) {
+    const auto cc = static_cast<std::size_t>(c % n);
+    return (ring_chunk_begin(cc + 1, count, n) - ring_chunk_begin(cc, count, n)) * sizeof(float);
+  };
+  return 2 * count * sizeof(float) - chunk_bytes(r + 1) - chunk_bytes(r + 2);
 }
 
 // What every rank's recv buffer must hold afterwards.

@@ -105,11 +105,7 @@ std::string ring_traffic(const harness::Traffic& t, std::size_t count) {
   const int n = t.ranks;
   std::string off;
   for (int r = 0; r < n; ++r) {
-    const auto chunk = [&](int c) {
-      const auto cc = static_cast<std::size_t>(c % n);
-      return ((cc + 1) * count / n - cc * count / n) * sizeof(float);
-    };
-    const std::uint64_t ring = n == 1 ? 0 : 2 * count * sizeof(float) - chunk(r + 1) - chunk(r + 2);
+    const std::uint64_t ring = harness::ring_bytes_sent(r, count, n);
     if (t.sent_by(r) != ring || t.sent(r, (r + 1) % n) != t.sent_by(r)) {
       off += " rank " + std::to_string(r) + " sent " + std::to_string(t.sent_by(r)) +
              " bytes (to the next rank: " + std::to_string(t.sent(r, (r + 1) % n)) +

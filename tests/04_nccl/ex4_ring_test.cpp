@@ -22,12 +22,7 @@ using harness::RingStop;
 
 const bool titled = cudalab::harness::describe_exercise(4, "Ring all-reduce");
 
-std::size_t chunk_begin(std::size_t c, std::size_t count, int n) {
-  return c * count / static_cast<std::size_t>(n);
-}
-std::size_t chunk_bytes(std::size_t c, std::size_t count, int n) {
-  return (chunk_begin(c + 1, count, n) - chunk_begin(c, count, n)) * sizeof(float);
-}
+using harness::ring_chunk_begin;
 
 class Ex4Ring : public OnBackend {
  protected:
@@ -54,8 +49,8 @@ TEST_P(Ex4Ring, Ex4_AfterTheReduceScatterEachRankHoldsItsReducedChunk) {
       const std::vector<float> sum = harness::expected_outputs(c).front();
       for (int r = 0; r < ranks; ++r) {
         const std::size_t chunk = static_cast<std::size_t>((r + 1) % ranks);
-        for (std::size_t i = chunk_begin(chunk, count, ranks);
-             i < chunk_begin(chunk + 1, count, ranks); ++i) {
+        for (std::size_t i = ring_chunk_begin(chunk, count, ranks);
+             i < ring_chunk_begin(chunk + 1, count, ranks); ++i) {
           ASSERT_EQ(run.outputs[static_cast<std::size_t>(r)][i], sum[i])
               << describe(c) << ": after the reduce-scatter, rank " << r << " should hold chunk "
               << chunk << " summed over all ranks; element " << i << " is not";
@@ -74,13 +69,7 @@ TEST_P(Ex4Ring, Ex4_EachRankSendsTheRingsBytesToTheNextRankOnly) {
       ASSERT_EQ(run.traffic.ranks, ranks);
       for (int r = 0; r < ranks; ++r) {
         const int next = (r + 1) % ranks;
-        // Every chunk but (r + 1) in the reduce-scatter, every chunk but
-        // (r + 2) in the all-gather.
-        const std::uint64_t ring_bytes =
-            ranks == 1 ? 0
-                       : 2 * count * sizeof(float) -
-                             chunk_bytes(static_cast<std::size_t>((r + 1) % ranks), count, ranks) -
-                             chunk_bytes(static_cast<std::size_t>((r + 2) % ranks), count, ranks);
+        const std::uint64_t ring_bytes = harness::ring_bytes_sent(r, count, ranks);
         for (int to = 0; to < ranks; ++to) {
           if (to == next) continue;
           EXPECT_EQ(run.traffic.sent(r, to), 0u)
