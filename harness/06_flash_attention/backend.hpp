@@ -1,0 +1,69 @@
+// Lab 06 behind one interface, whichever backend runs it: the GPU (nvcc) or
+// the CPU emulator (every access traced). Host vectors in and out.
+//
+// Every tensor is fp32 and row-major per head: q, k, v and o hold
+// heads x n x d values ([head][row][column]); the log-sum-exp holds
+// heads x n. The scores of a head are scale * q k^T (n x n); with `causal`,
+// key j is left out of query i's softmax when j > i.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cudalab/harness/observation.hpp"
+
+namespace lab06::harness {
+
+using cudalab::harness::Observation;
+using cudalab::harness::RunOptions;
+
+struct Attention {
+  int heads = 1;  // batch x heads: attention runs on each independently
+  int n = 1;      // sequence length (queries = keys = values)
+  int d = 64;     // head dimension: 32, 64 or 128
+  float scale = 0.125f;
+  bool causal = false;
+  std::size_t values() const { return static_cast<std::size_t>(heads) * n * d; }
+  std::size_t rows() const { return static_cast<std::size_t>(heads) * n; }
+};
+
+// The tile sizes of the fused kernel for head dimension d: rows of Q per
+// block (Br, FA2's B_r) and rows of K and V per step (Bc, FA2's B_c).
+struct FlashTile {
+  int query_rows = 0;
+  int key_rows = 0;
+};
+
+class Backend : public cudalab::harness::BackendBase {
+ public:
+  // Exercise 1: o = softmax(scale * q k^T [masked]) v in three kernels,
+  // through the heads x n x n scores in global memory. `o` (values()
+  // elements) goes to the device as it is and comes back.
+  virtual Observation naive_attention(const Attention& shape, const std::vector<float>& q,
+                                      const std::vector<float>& k, const std::vector<float>& v,
+                                      std::vector<float>& o, const RunOptions& options = {}) = 0;
+
+  // Exercise 2: the softmax of each row of x (rows x columns) into out,
+  // with the row's statistics gathered in one pass over blocks of `block`
+  // columns.
+  virtual Observation online_softmax(const std::vector<float>& x, int rows, int columns, int block,
+                                     std::vector<float>& out, const RunOptions& options = {}) = 0;
+
+  // Exercises 3 and 4: the fused forward. `out` holds values() + rows()
+  // elements: o first, then the log-sum-exp L = m + log(l) of every row.
+  virtual Observation flash_forward(const Attention& shape, const std::vector<float>& q,
+                                    const std::vector<float>& k, const std::vector<float>& v,
+                                    std::vector<float>& out, const RunOptions& options = {}) = 0;
+
+  virtual FlashTile flash_tile(int d) const = 0;
+};
+
+std::unique_ptr<Backend> make_emulator_backend();
+std::unique_ptr<Backend> make_gpu_backend(std::string* why_not = nullptr);
+// The same over solutions/ (OnBackend::reference()).
+std::unique_ptr<Backend> make_reference_emulator_backend();
+std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not = nullptr);
+
+}  // namespace lab06::harness
