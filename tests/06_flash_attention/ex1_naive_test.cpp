@@ -1,0 +1,89 @@
+// Exercise 1: naive attention in three kernels (S = scale q k^T, the row
+// softmax of S in place, o = P v) through the n x n scores in global memory.
+// Against the double-precision reference for every n in {1, 17, 100, 257}
+// (one row, a prime, sizes around the usual block widths) with every d in
+// {32, 64, 128}, with 1 to 3 heads (a head offset forgotten or mixed up with
+// a row offset gives another head's values); o starts as NaN so that an
+// unwritten element fails. On the GPU also n = 1024. On the emulator the
+// trace shows the three launches and the stores of the naive algorithm:
+// the scores written by the first kernel and again by the softmax, then o.
+// Causal naive attention is exercise 4's (the naive kernels share its mask).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "lab06_test_support.hpp"
+
+namespace lab06 {
+namespace {
+
+using cudalab::harness::nothing_written_outside;
+using cudalab::harness::Observation;
+using cudalab::harness::ran;
+using cudalab::harness::RunOptions;
+
+const bool titled = cudalab::harness::describe_exercise(1, "Naive attention in three kernels");
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+class Ex1Naive : public OnBackend {
+ protected:
+  Observation run(const Attention& shape, const Inputs& in, std::vector<float>& o,
+                  const RunOptions& options = {}) {
+    o.assign(shape.values(), kNaN);
+    return backend().naive_attention(shape, in.q, in.k, in.v, o, options);
+  }
+  void expect_attention(const Attention& shape) {
+    const Inputs in = random_inputs(rng_, shape);
+    std::vector<float> o;
+    const std::string what = "naive_attention, " + describe(shape);
+    const Observation observation = run(shape, in, o);
+    ASSERT_TRUE(ran(observation)) << what;
+    EXPECT_TRUE(o_matches(o, reference_attention(shape, in.q, in.k, in.v), shape, what));
+    EXPECT_TRUE(nothing_written_outside(observation, what));
+  }
+};
+
+TEST_P(Ex1Naive, Ex1_EverySizeAndHeadDimension) {
+  int heads = 1;
+  for (const int n : {1, 17, 100, 257}) {
+    for (const int d : {32, 64, 128}) {
+      expect_attention(attention(heads, n, d));
+      if (HasFailure()) return;
+      heads = heads % 3 + 1;
+    }
+  }
+}
+
+TEST_P(Ex1Naive, Ex1_LongerSequenceOnTheGpu) {
+  if (on_emulator()) GTEST_SKIP() << "n = 1024 takes minutes on the emulator; GPU only";
+  expect_attention(attention(2, 1024, 64));
+}
+
+CUDALAB_ON_BOTH_BACKENDS(Ex1Naive);
+
+class Ex1Trace : public Ex1Naive {};
+
+TEST_P(Ex1Trace, Ex1_ThreeKernelsThroughTheScores) {
+  const Attention shape = attention(2, 33, 32);
+  const Inputs in = random_inputs(rng_, shape);
+  std::vector<float> o;
+  const std::string what = "naive_attention, " + describe(shape);
+  const Observation observation = run(shape, in, o, RunOptions{.trace = true});
+  ASSERT_TRUE(ran(observation)) << what;
+  ASSERT_TRUE(observation.launches.has_value()) << what << ": the call was not traced";
+  EXPECT_EQ(*observation.launches, 3)
+      << what << ": naive attention is three kernel launches (scores, softmax, P v), each "
+      << "covering every head";
+  EXPECT_TRUE(stored_bytes(observation, naive_store_bytes(shape), what,
+                           "4 bytes x heads x (n x n scores, the same n x n again as "
+                           "probabilities, n x d of o)"));
+  EXPECT_TRUE(o_matches(o, reference_attention(shape, in.q, in.k, in.v), shape, what));
+}
+
+CUDALAB_ON_EMULATOR_ONLY(Ex1Trace);
+
+}  // namespace
+}  // namespace lab06

@@ -1,0 +1,220 @@
+// What lab 06's tests share: the fixture over the two backends (GPU,
+// emulator), random inputs, a double-precision CPU reference of attention and
+// of the row softmax, the one comparison every exercise uses, and the global
+// memory traffic each version must have on the emulator's trace.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "cudalab/harness/testing.hpp"
+
+namespace lab06 {
+
+using OnBackend =
+    cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
+                                harness::make_gpu_backend, harness::make_reference_emulator_backend,
+                                harness::make_reference_gpu_backend>;
+
+using harness::Attention;
+
+// The tolerance of every attention output (o and L) and of the softmax, fp32
+// against the double reference. An element passes when
+// |actual - expected| <= 1e-6 + 2e-5 |expected|. The relative part covers
+// expf (within 2 ulp) and fp32 sums of up to 4096 products whose order the
+// kernel picks; the absolute part covers outputs near 0, where an o element
+// is a sum of terms of both signs that cancel. The reference solution stays
+// about 10x inside it (measured on both backends; see ex1's test), and a 1e-3
+// relative error in one element fails it (Ex3_TheCheckRejectsAPerturbedOutput).
+inline constexpr cudalab::Tolerance kTolerance{1e-6, 2e-5};
+
+inline Attention attention(int heads, int n, int d, bool causal = false) {
+  Attention shape;
+  shape.heads = heads;
+  shape.n = n;
+  shape.d = d;
+  shape.scale = 1.0f / std::sqrt(static_cast<float>(d));
+  shape.causal = causal;
+  return shape;
+}
+
+// "heads 2, n 17, d 64, causal, scale 0.125": for every failure message.
+inline std::string describe(const Attention& shape) {
+  return "heads " + std::to_string(shape.heads) + ", n " + std::to_string(shape.n) + ", d " +
+         std::to_string(shape.d) + (shape.causal ? ", causal" : "") + ", scale " +
+         std::to_string(shape.scale);
+}
+
+struct Inputs {
+  std::vector<float> q, k, v;
+};
+
+// q, k and v uniform in [-1, 1): scores of magnitude up to sqrt(d) / 3 or
+// so, so that every key carries weight and a wrong key changes the output.
+inline Inputs random_inputs(cudalab::Random& rng, const Attention& shape) {
+  return {rng.uniform(shape.values(), -1.0f, 1.0f), rng.uniform(shape.values(), -1.0f, 1.0f),
+          rng.uniform(shape.values(), -1.0f, 1.0f)};
+}
+
+// What attention must return, rounded from double to float.
+struct Attended {
+  std::vector<float> o;    // heads x n x d
+  std::vector<float> lse;  // heads x n: L = m + log(l), natural log
+};
+
+// Attention in double precision, row by row: the masked scaled scores, their
+// maximum m, l = sum exp(s - m), o = sum exp(s - m) v / l and L = m + log(l).
+// A NaN input propagates as it does in PyTorch (through exp and the sums).
+inline Attended reference_attention(const Attention& shape, const std::vector<float>& q,
+                                    const std::vector<float>& k, const std::vector<float>& v) {
+  const std::size_t n = shape.n, d = shape.d;
+  Attended result{std::vector<float>(shape.values()), std::vector<float>(shape.rows())};
+  std::vector<double> scores(n), row(d);
+  for (std::size_t h = 0; h < std::size_t(shape.heads); ++h) {
+    const std::size_t head = h * n * d;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t keys = shape.causal ? i + 1 : n;
+      double largest = -std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < keys; ++j) {
+        double dot = 0;
+        for (std::size_t c = 0; c < d; ++c) {
+          dot += double(q[head + i * d + c]) * double(k[head + j * d + c]);
+        }
+        scores[j] = double(shape.scale) * dot;
+        largest = std::max(largest, scores[j]);
+      }
+      double total = 0;
+      std::fill(row.begin(), row.end(), 0.0);
+      for (std::size_t j = 0; j < keys; ++j) {
+        const double weight = std::exp(scores[j] - largest);
+        total += weight;
+        for (std::size_t c = 0; c < d; ++c) row[c] += weight * double(v[head + j * d + c]);
+      }
+      for (std::size_t c = 0; c < d; ++c) result.o[head + i * d + c] = float(row[c] / total);
+      result.lse[h * n + i] = float(largest + std::log(total));
+    }
+  }
+  return result;
+}
+
+// The softmax of each row in double, two passes (maximum, then sum): NaN for
+// a row of only -infinity, as PyTorch's softmax gives.
+inline std::vector<float> reference_softmax(const std::vector<float>& x, int rows, int columns) {
+  std::vector<float> out(x.size());
+  for (std::size_t r = 0; r < std::size_t(rows); ++r) {
+    const float* row = x.data() + r * columns;
+    double largest = -std::numeric_limits<double>::infinity(), total = 0;
+    for (int j = 0; j < columns; ++j) largest = std::max(largest, double(row[j]));
+    for (int j = 0; j < columns; ++j) total += std::exp(double(row[j]) - largest);
+    for (int j = 0; j < columns; ++j) {
+      out[r * columns + j] = std::isinf(largest) && largest < 0
+                                 ? std::numeric_limits<float>::quiet_NaN()
+                                 : float(std::exp(double(row[j]) - largest) / total);
+    }
+  }
+  return out;
+}
+
+// `actual` against `expected` within kTolerance. Where the reference is NaN
+// the result must be NaN too (a NaN input must reach the output, as in
+// PyTorch); everywhere else a NaN fails. `shape` gives positions, e.g.
+// (head, row, column).
+inline ::testing::AssertionResult close_to(const std::vector<float>& actual,
+                                           const std::vector<float>& expected,
+                                           const std::vector<std::size_t>& shape,
+                                           const std::string& what) {
+  if (actual.size() != expected.size()) {
+    return ::testing::AssertionFailure()
+           << what << ": " << actual.size() << " values, expected " << expected.size();
+  }
+  std::vector<float> finite_actual = actual, finite_expected = expected;
+  for (std::size_t e = 0; e < expected.size(); ++e) {
+    if (!std::isnan(expected[e])) continue;
+    if (!std::isnan(actual[e])) {
+      return ::testing::AssertionFailure()
+             << what << ": at " << cudalab::format_index(e, shape) << " the result is " << actual[e]
+             << ", expected NaN (a NaN in the inputs reaches this element in "
+             << "PyTorch: it must not be dropped or replaced)";
+    }
+    finite_actual[e] = finite_expected[e] = 0.0f;
+  }
+  return cudalab::harness::matches(finite_actual, finite_expected, shape, what, kTolerance);
+}
+
+// o against the reference; positions (head, query row, column).
+inline ::testing::AssertionResult o_matches(const std::vector<float>& o, const Attended& expected,
+                                            const Attention& shape, const std::string& what) {
+  return close_to(o, expected.o,
+                  {std::size_t(shape.heads), std::size_t(shape.n), std::size_t(shape.d)},
+                  what + ", o at (head, query row, column)");
+}
+
+// flash_forward's out (o, then L) against the reference.
+inline ::testing::AssertionResult flash_output_matches(const std::vector<float>& out,
+                                                       const Attended& expected,
+                                                       const Attention& shape,
+                                                       const std::string& what) {
+  if (out.size() != shape.values() + shape.rows()) {
+    return ::testing::AssertionFailure()
+           << what << ": out has " << out.size()
+           << " values, expected o and L: " << shape.values() + shape.rows();
+  }
+  const auto split = out.begin() + std::ptrdiff_t(shape.values());
+  const auto o_checked = o_matches(std::vector<float>(out.begin(), split), expected, shape, what);
+  if (!o_checked) return o_checked;
+  return close_to(std::vector<float>(split, out.end()), expected.lse,
+                  {std::size_t(shape.heads), std::size_t(shape.n)},
+                  what + ", L = m + log(l) at (head, query row)");
+}
+
+// Global-memory traffic in bytes, as the emulator counts it (what the lanes
+// asked for).
+
+// Naive attention stores the heads x n x n scores (scores kernel), stores
+// them again in place as probabilities (softmax kernel), then o.
+inline std::uint64_t naive_store_bytes(const Attention& shape) {
+  const std::uint64_t n = shape.n, d = shape.d;
+  return 4 * std::uint64_t(shape.heads) * (2 * n * n + n * d);
+}
+
+// The fused forward stores o and L once, nothing else.
+inline std::uint64_t flash_store_bytes(const Attention& shape) {
+  return 4 * (shape.values() + shape.rows());
+}
+
+// The fused forward reads Q once and K and V once per block of `query_rows`
+// queries, each block up to the keys it needs: all n, or with `causal` up to
+// its last query (min(n, (b + 1) Br) for block b), never past n.
+inline std::uint64_t flash_load_bytes(const Attention& shape, int query_rows) {
+  const std::uint64_t n = shape.n;
+  const std::uint64_t blocks = (n + query_rows - 1) / query_rows;
+  std::uint64_t keys = 0;
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    keys += shape.causal ? std::min<std::uint64_t>(n, (b + 1) * query_rows) : n;
+  }
+  return 4 * std::uint64_t(shape.heads) * shape.d * (n + 2 * keys);
+}
+
+// The stores and loads of a traced call against the expected counts, with
+// both numbers and what a difference means.
+inline ::testing::AssertionResult stored_bytes(const cudalab::harness::Observation& observation,
+                                               std::uint64_t expected, const std::string& what,
+                                               const std::string& why) {
+  if (!observation.stores) {
+    return ::testing::AssertionFailure() << what << ": the call was not traced";
+  }
+  if (observation.stores->bytes == expected) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": the kernels stored "
+                                       << observation.stores->bytes << " bytes to global memory, "
+                                       << "expected " << expected << " (" << why << ")";
+}
+
+}  // namespace lab06
