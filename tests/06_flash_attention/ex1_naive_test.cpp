@@ -62,6 +62,21 @@ TEST_P(Ex1Naive, Ex1_LongerSequenceOnTheGpu) {
   expect_attention(attention(2, 1024, 64));
 }
 
+// Shapes the kernels do not handle are refused before anything runs, with
+// the wrong argument named, and o keeps its values.
+TEST_P(Ex1Naive, Ex1_BadShapesAreRefused) {
+  for (const BadShape& bad : bad_shapes()) {
+    const Attention& shape = bad.shape;
+    const std::vector<float> q(bad.q_values, 0.5f), kv(shape.values(), 0.5f);
+    const std::vector<float> untouched(shape.values(), 7.0f);
+    std::vector<float> o = untouched;
+    const std::string what = "naive_attention with " + bad.what;
+    EXPECT_TRUE(
+        refused([&] { return backend().naive_attention(shape, q, kv, kv, o); }, bad.names, what));
+    EXPECT_EQ(o, untouched) << what << ": o changed although the call was refused";
+  }
+}
+
 CUDALAB_ON_BOTH_BACKENDS(Ex1Naive);
 
 class Ex1Trace : public Ex1Naive {};

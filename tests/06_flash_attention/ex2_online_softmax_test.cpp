@@ -116,6 +116,15 @@ TEST_P(Ex2OnlineSoftmax, Ex2_OneColumn) {
   }
 }
 
+// A block of 0 columns would never get through the row.
+TEST_P(Ex2OnlineSoftmax, Ex2_BlockOfZeroColumnsIsRefused) {
+  const std::vector<float> x(12, 1.0f), untouched(12, kUntouched);
+  std::vector<float> out = untouched;
+  EXPECT_TRUE(refused([&] { return backend().online_softmax(x, 3, 4, 0, out); }, "block",
+                      "online_softmax of 3 x 4 in blocks of 0"));
+  EXPECT_EQ(out, untouched) << "online_softmax in blocks of 0: out changed";
+}
+
 CUDALAB_ON_BOTH_BACKENDS(Ex2OnlineSoftmax);
 
 }  // namespace

@@ -147,6 +147,21 @@ TEST_P(Ex3Flash, Ex3_TheCheckRejectsAPerturbedOutput) {
   }
 }
 
+// Shapes the kernels do not handle are refused before anything runs, with
+// the wrong argument named, and the output keeps its values.
+TEST_P(Ex3Flash, Ex3_BadShapesAreRefused) {
+  for (const BadShape& bad : bad_shapes()) {
+    const Attention& shape = bad.shape;
+    const std::vector<float> q(bad.q_values, 0.5f), kv(shape.values(), 0.5f);
+    const std::vector<float> untouched(shape.values() + shape.rows(), 7.0f);
+    std::vector<float> out = untouched;
+    const std::string what = "flash_forward with " + bad.what;
+    EXPECT_TRUE(
+        refused([&] { return backend().flash_forward(shape, q, kv, kv, out); }, bad.names, what));
+    EXPECT_EQ(out, untouched) << what << ": the output changed although the call was refused";
+  }
+}
+
 CUDALAB_ON_BOTH_BACKENDS(Ex3Flash);
 
 // What the emulator saw of the fused kernel's memory traffic.
@@ -170,11 +185,12 @@ TEST_P(Ex3Trace, Ex3_OneKernelThatStoresOnlyOAndL) {
     EXPECT_TRUE(observation.reports.empty())
         << what << ": the emulator reported " << observation.report_count
         << " problem(s); first: " << (observation.reports.empty() ? "" : observation.reports[0]);
-    const int query_rows = backend().flash_tile(d).query_rows;
-    EXPECT_EQ(observation.loads->bytes, flash_load_bytes(shape, query_rows))
+    const auto tile = backend().flash_tile(d);
+    EXPECT_EQ(observation.loads->bytes, flash_load_bytes(shape, tile))
         << what << ": the kernel read " << observation.loads->bytes
-        << " bytes from global memory; reading Q once and K and V once per block of " << query_rows
-        << " queries (keys 0 to n - 1, nothing past n) is " << flash_load_bytes(shape, query_rows)
+        << " bytes from global memory; reading Q once and K and V once per block of "
+        << tile.query_rows << " queries (keys 0 to n - 1, nothing past n) is "
+        << flash_load_bytes(shape, tile)
         << " (more: a tile loaded twice, or rows past n; fewer: keys skipped)";
     EXPECT_TRUE(
         flash_output_matches(out, reference_attention(shape, in.q, in.k, in.v), shape, what));

@@ -175,6 +175,58 @@ inline ::testing::AssertionResult flash_output_matches(const std::vector<float>&
                   what + ", L = m + log(l) at (head, query row)");
 }
 
+// Shapes every attention call must refuse: a head dimension the kernels
+// have no tile for, no heads, an empty sequence, and q one value short.
+struct BadShape {
+  Attention shape;
+  std::size_t q_values;
+  std::string names;  // what the error message must contain
+  std::string what;
+};
+
+inline std::vector<BadShape> bad_shapes() {
+  const Attention good = attention(2, 20, 64);
+  Attention d48 = good, no_heads = good, empty = good;
+  d48.d = 48;
+  no_heads.heads = 0;
+  empty.n = 0;
+  return {{d48, d48.values(), "d = 48", "head dimension d = 48"},
+          {no_heads, 0, "heads = 0", "heads = 0"},
+          {empty, 0, "n = 0", "sequence length n = 0"},
+          {good, good.values() - 1, "q has", "q one value short"}};
+}
+
+// A call that must be refused: it throws std::invalid_argument (from the
+// backend call, or caught into its Observation) with `names` in the message,
+// so that a student sees which argument is wrong.
+template <class Call>
+::testing::AssertionResult refused(Call&& call, const std::string& names, const std::string& what) {
+  std::string message;
+  try {
+    const cudalab::harness::Observation observation = call();
+    if (!observation.failed()) {
+      return ::testing::AssertionFailure()
+             << what << ": the call returned normally; it must throw std::invalid_argument";
+    }
+    if (observation.error_type != "std::invalid_argument") {
+      return ::testing::AssertionFailure()
+             << what << ": threw " << observation.error_type << " (" << observation.error
+             << "); expected std::invalid_argument";
+    }
+    message = observation.error;
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure()
+           << what << ": threw " << e.what() << "; expected std::invalid_argument";
+  }
+  if (message.find(names) == std::string::npos) {
+    return ::testing::AssertionFailure()
+           << what << ": the message should name \"" << names << "\", got: " << message;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Global-memory traffic in bytes, as the emulator counts it (what the lanes
 // asked for).
 
@@ -190,15 +242,20 @@ inline std::uint64_t flash_store_bytes(const Attention& shape) {
   return 4 * (shape.values() + shape.rows());
 }
 
-// The fused forward reads Q once and K and V once per block of `query_rows`
-// queries, each block up to the keys it needs: all n, or with `causal` up to
-// its last query (min(n, (b + 1) Br) for block b), never past n.
-inline std::uint64_t flash_load_bytes(const Attention& shape, int query_rows) {
-  const std::uint64_t n = shape.n;
-  const std::uint64_t blocks = (n + query_rows - 1) / query_rows;
+// The fused forward reads Q once and, for each block b of Br queries, the
+// rows of K and V that the block visits, never a row at or past n. Without
+// the mask a block visits all n keys. With it, the keys up to its last
+// query, min(n, (b + 1) Br): exactly those when the loads stop at the
+// diagonal, or up to the end of the tile of Bc keys that the diagonal
+// crosses when whole tiles are loaded (`whole_tiles`).
+inline std::uint64_t flash_load_bytes(const Attention& shape, const harness::FlashTile& tile,
+                                      bool whole_tiles = false) {
+  const std::uint64_t n = shape.n, br = tile.query_rows, bc = tile.key_rows;
   std::uint64_t keys = 0;
-  for (std::uint64_t b = 0; b < blocks; ++b) {
-    keys += shape.causal ? std::min<std::uint64_t>(n, (b + 1) * query_rows) : n;
+  for (std::uint64_t first = 0; first < n; first += br) {
+    std::uint64_t end = shape.causal ? std::min(n, first + br) : n;
+    if (whole_tiles) end = std::min(n, (end + bc - 1) / bc * bc);
+    keys += end;
   }
   return 4 * std::uint64_t(shape.heads) * shape.d * (n + 2 * keys);
 }
