@@ -1,0 +1,95 @@
+// Lab 06's Backend, written once and compiled twice (backend_gpu.cu by nvcc,
+// backend_emu.cpp by the host compiler for the emulator) inside the inline
+// namespace CUDALAB_BACKEND. Each call checks the sizes it was given,
+// copies the inputs to the device, runs the lab's host function on device
+// pointers (call_on_output) and copies the result back.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "cudalab/device_buffer.hpp"
+#include "cudalab/harness/device_call.hpp"
+#include "flash_forward.cuh"
+#include "naive_attention.cuh"
+#include "online_softmax.cuh"
+
+namespace lab06::harness {
+inline namespace CUDALAB_BACKEND {
+
+using cudalab::DeviceBuffer;
+using cudalab::harness::call_on_output;
+
+class LabBackend final : public cudalab::harness::BackendFor<Backend> {
+ public:
+  Observation naive_attention(const Attention& shape, const std::vector<float>& q,
+                              const std::vector<float>& k, const std::vector<float>& v,
+                              std::vector<float>& o, const RunOptions& options) override {
+    check_inputs(shape, q, k, v, "naive_attention");
+    check_size(o.size(), shape.values(), "naive_attention: o");
+    DeviceBuffer<float> q_device(q), k_device(k), v_device(v);
+    DeviceBuffer<float> scores(static_cast<std::size_t>(shape.heads) * shape.n * shape.n);
+    return call_on_output(o, options, [&](float* o_device) {
+      lab06::naive_attention(q_device.data(), k_device.data(), v_device.data(), scores.data(),
+                             o_device, lab_shape(shape));
+    });
+  }
+
+  Observation online_softmax(const std::vector<float>& x, int rows, int columns, int block,
+                             std::vector<float>& out, const RunOptions& options) override {
+    if (rows < 0 || columns < 0) {
+      throw std::invalid_argument("online_softmax: " + std::to_string(rows) + " x " +
+                                  std::to_string(columns) + " is not a matrix");
+    }
+    const std::size_t values = static_cast<std::size_t>(rows) * columns;
+    check_size(x.size(), values, "online_softmax: x");
+    check_size(out.size(), values, "online_softmax: out");
+    DeviceBuffer<float> x_device(x);
+    return call_on_output(out, options, [&](float* out_device) {
+      lab06::online_softmax(x_device.data(), out_device, rows, columns, block);
+    });
+  }
+
+  Observation flash_forward(const Attention& shape, const std::vector<float>& q,
+                            const std::vector<float>& k, const std::vector<float>& v,
+                            std::vector<float>& out, const RunOptions& options) override {
+    check_inputs(shape, q, k, v, "flash_forward");
+    check_size(out.size(), shape.values() + shape.rows(), "flash_forward: out (o, then L)");
+    DeviceBuffer<float> q_device(q), k_device(k), v_device(v);
+    return call_on_output(out, options, [&](float* out_device) {
+      lab06::flash_forward(q_device.data(), k_device.data(), v_device.data(), out_device,
+                           out_device + shape.values(), lab_shape(shape));
+    });
+  }
+
+  FlashTile flash_tile(int /*d*/) const override { return {kFlashQueryRows, kFlashKeyRows}; }
+
+ private:
+  static AttentionShape lab_shape(const Attention& shape) {
+    return {shape.heads, shape.n, shape.d, shape.scale, shape.causal};
+  }
+
+  static void check_size(std::size_t got, std::size_t want, const std::string& what) {
+    if (got != want) {
+      throw std::invalid_argument(what + " has " + std::to_string(got) +
+                                  " elements; the shape needs " + std::to_string(want));
+    }
+  }
+
+  // The shape first (a d of 48 is named as such, not as a size mismatch),
+  // then q, k and v against it.
+  static void check_inputs(const Attention& shape, const std::vector<float>& q,
+                           const std::vector<float>& k, const std::vector<float>& v,
+                           const std::string& what) {
+    check_shape(lab_shape(shape), what);
+    check_size(q.size(), shape.values(), what + ": q");
+    check_size(k.size(), shape.values(), what + ": k");
+    check_size(v.size(), shape.values(), what + ": v");
+  }
+};
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace lab06::harness
