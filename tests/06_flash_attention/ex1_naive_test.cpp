@@ -4,10 +4,13 @@
 // (one row, a prime, sizes around the usual block widths) with every d in
 // {32, 64, 128}, with 1 to 3 heads (a head offset forgotten or mixed up with
 // a row offset gives another head's values); o starts as NaN so that an
-// unwritten element fails. On the GPU also n = 1024. On the emulator the
-// trace shows the three launches and the stores of the naive algorithm:
-// the scores written by the first kernel and again by the softmax, then o.
-// Causal naive attention is exercise 4's (the naive kernels share its mask).
+// unwritten element fails. Scores in the hundreds, where exp overflows
+// unless the softmax subtracts the row's maximum. On the GPU also n = 1024.
+// Bad shapes (d = 48, no heads, n = 0, q too short) are refused and leave o
+// alone. On the emulator the trace shows the three launches and the stores
+// of the naive algorithm: the scores written by the first kernel and again
+// by the softmax, then o. Causal naive attention is exercise 4's (the naive
+// kernels share its mask).
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -36,9 +39,11 @@ class Ex1Naive : public OnBackend {
     return backend().naive_attention(shape, in.q, in.k, in.v, o, options);
   }
   void expect_attention(const Attention& shape) {
-    const Inputs in = random_inputs(rng_, shape);
+    expect_attention(shape, random_inputs(rng_, shape), "");
+  }
+  void expect_attention(const Attention& shape, const Inputs& in, const std::string& inputs_are) {
     std::vector<float> o;
-    const std::string what = "naive_attention, " + describe(shape);
+    const std::string what = "naive_attention, " + describe(shape) + inputs_are;
     const Observation observation = run(shape, in, o);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(o_matches(o, reference_attention(shape, in.q, in.k, in.v), shape, what));
@@ -47,14 +52,18 @@ class Ex1Naive : public OnBackend {
 };
 
 TEST_P(Ex1Naive, Ex1_EverySizeAndHeadDimension) {
-  int heads = 1;
-  for (const int n : {1, 17, 100, 257}) {
-    for (const int d : {32, 64, 128}) {
-      expect_attention(attention(heads, n, d));
-      if (HasFailure()) return;
-      heads = heads % 3 + 1;
-    }
+  for (const Attention& shape : sweep({1, 17, 100, 257}, {32, 64, 128}, false, on_emulator())) {
+    expect_attention(shape);
+    if (HasFailure()) return;
   }
+}
+
+TEST_P(Ex1Naive, Ex1_LargeScoresNeedTheRowMaximum) {
+  Attention shape = attention(2, 40, 64);
+  shape.scale = 1.0f;
+  expect_attention(shape, large_score_inputs(rng_, shape),
+                   ", integer scores up to 1024: exp overflows unless the row's maximum is "
+                   "subtracted first");
 }
 
 TEST_P(Ex1Naive, Ex1_LongerSequenceOnTheGpu) {

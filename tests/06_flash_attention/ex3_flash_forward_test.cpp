@@ -6,7 +6,8 @@
 //     public implementations get n < block wrong), at and around tile
 //     multiples, and not a multiple of anything; d in {32, 64, 128}; 1 to 3
 //     heads; on the GPU also n = 4096 (d 128) and n = 1000 (d 64, 4 heads);
-//   - a scale other than 1/sqrt(d) (the scale is a parameter, not derived);
+//   - a scale other than 1/sqrt(d) (the scale is a parameter, not derived),
+//     and scores in the hundreds (exp overflows without the running max);
 //   - NaN propagation as in PyTorch: a NaN in query row i makes o row i and
 //     L row i NaN and leaves every other row right; a NaN in value row j
 //     makes every o row of that head NaN and leaves L alone (L depends on q
@@ -62,13 +63,10 @@ class Ex3Flash : public OnBackend {
 };
 
 TEST_P(Ex3Flash, Ex3_SizesAroundTheTiles) {
-  int heads = 1;
-  for (const int n : {1, 5, 15, 16, 17, 31, 32, 33, 100, 257}) {
-    for (const int d : {32, 64, 128}) {
-      expect_attention(attention(heads, n, d));
-      if (HasFailure()) return;
-      heads = heads % 3 + 1;
-    }
+  for (const Attention& shape :
+       sweep({1, 5, 15, 16, 17, 31, 32, 33, 100, 257}, {32, 64, 128}, false, on_emulator())) {
+    expect_attention(shape);
+    if (HasFailure()) return;
   }
 }
 
@@ -90,6 +88,14 @@ TEST_P(Ex3Flash, Ex3_AScaleOtherThanOneOverSqrtD) {
   Attention shape = attention(2, 45, 64);
   shape.scale = 0.3f;
   expect_attention(shape);
+}
+
+TEST_P(Ex3Flash, Ex3_LargeScoresNeedTheRunningMaximum) {
+  Attention shape = attention(2, 40, 64);
+  shape.scale = 1.0f;
+  expect_attention(shape, large_score_inputs(rng_, shape),
+                   ", integer scores up to 1024: exp overflows unless the running maximum is "
+                   "subtracted first");
 }
 
 // q[head 1, row 7, column 3] is NaN: o and L of (1, 7) are NaN, every

@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend.hpp"
@@ -46,6 +48,25 @@ inline Attention attention(int heads, int n, int d, bool causal = false) {
   return shape;
 }
 
+// A sweep over sizes: every n with every d, with 1, 2, 3, 1, ... heads in
+// turn from `first_heads` (a head offset mixed up with a row offset shows
+// only with several heads). On the emulator the longest sequences (n > 200)
+// get one head: a head costs n^2 d there, and the lab's emulator tests
+// should take about a minute.
+inline std::vector<Attention> sweep(std::initializer_list<int> lengths,
+                                    std::initializer_list<int> dims, bool causal, bool emulator,
+                                    int first_heads = 1) {
+  std::vector<Attention> shapes;
+  int heads = first_heads;
+  for (const int n : lengths) {
+    for (const int d : dims) {
+      shapes.push_back(attention(emulator && n > 200 ? 1 : heads, n, d, causal));
+      heads = heads % 3 + 1;
+    }
+  }
+  return shapes;
+}
+
 // "heads 2, n 17, d 64, causal, scale 0.125": for every failure message.
 inline std::string describe(const Attention& shape) {
   return "heads " + std::to_string(shape.heads) + ", n " + std::to_string(shape.n) + ", d " +
@@ -62,6 +83,24 @@ struct Inputs {
 inline Inputs random_inputs(cudalab::Random& rng, const Attention& shape) {
   return {rng.uniform(shape.values(), -1.0f, 1.0f), rng.uniform(shape.values(), -1.0f, 1.0f),
           rng.uniform(shape.values(), -1.0f, 1.0f)};
+}
+
+// Inputs whose scores (at scale 1) are exact integers in the hundreds: q
+// and k small integers, and q's and k's first rows all 4, so that query 0
+// scores 16 d with key 0. exp of a score past 88 overflows fp32: the
+// softmax must subtract the row's maximum first. Exact scores keep the
+// tolerance as it is.
+inline Inputs large_score_inputs(cudalab::Random& rng, const Attention& shape) {
+  const auto integers = [&] {
+    const auto values = rng.uniform(shape.values(), -4, 4);
+    std::vector<float> floats(values.begin(), values.end());
+    for (std::size_t h = 0; h < std::size_t(shape.heads); ++h) {
+      std::fill_n(floats.begin() + std::ptrdiff_t(h * shape.n * shape.d), shape.d, 4.0f);
+    }
+    return floats;
+  };
+  std::vector<float> q = integers(), k = integers();
+  return {std::move(q), std::move(k), rng.uniform(shape.values(), -1.0f, 1.0f)};
 }
 
 // What attention must return, rounded from double to float.
