@@ -66,7 +66,7 @@ TEST_P(Ex1Naive, Ex1_LargeScoresNeedTheRowMaximum) {
                    "subtracted first");
 }
 
-TEST_P(Ex1Naive, Ex1_LongerSequenceOnTheGpu) {
+TEST_P(Ex1Naive, Ex1_LongerSequence) {
   if (on_emulator()) GTEST_SKIP() << "n = 1024 takes minutes on the emulator; GPU only";
   expect_attention(attention(2, 1024, 64));
 }

@@ -117,7 +117,7 @@ TEST_P(Ex3Flash, Ex3_NaNInAValueRowReachesEveryRowOfItsHead) {
   expect_attention(shape, in, ", v[head 0, row 20, column 5] = NaN");
 }
 
-TEST_P(Ex3Flash, Ex3_LongSequencesOnTheGpu) {
+TEST_P(Ex3Flash, Ex3_LongSequences) {
   if (on_emulator()) GTEST_SKIP() << "n = 4096 takes too long on the emulator; GPU only";
   expect_attention(attention(1, 4096, 128));
   if (HasFailure()) return;

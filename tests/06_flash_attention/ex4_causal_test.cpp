@@ -72,7 +72,7 @@ TEST_P(Ex4Causal, Ex4_NaiveAttentionWithTheMask) {
   }
 }
 
-TEST_P(Ex4Causal, Ex4_LongSequenceOnTheGpu) {
+TEST_P(Ex4Causal, Ex4_LongSequence) {
   if (on_emulator()) GTEST_SKIP() << "n = 4096 takes too long on the emulator; GPU only";
   expect_flash(attention(1, 4096, 128, true));
 }
