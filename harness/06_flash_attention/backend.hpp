@@ -66,4 +66,14 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not = nullptr);
 std::unique_ptr<Backend> make_reference_emulator_backend();
 std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not = nullptr);
 
+// The lab's host functions on device pointers, as the GPU build compiled
+// them: what `./lab bench 06` times.
+struct DeviceFunctions {
+  void (*naive_attention)(const float* q, const float* k, const float* v, float* scores, float* o,
+                          const Attention& shape);
+  void (*flash_forward)(const float* q, const float* k, const float* v, float* o, float* lse,
+                        const Attention& shape);
+};
+DeviceFunctions gpu_device_functions();
+
 }  // namespace lab06::harness

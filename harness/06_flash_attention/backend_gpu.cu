@@ -17,6 +17,22 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) {
   if (!cudalab::harness::gpu_available(why_not)) return nullptr;
   return std::make_unique<LabBackend>();
 }
+
+namespace {
+
+void naive_on_device(const float* q, const float* k, const float* v, float* scores, float* o,
+                     const Attention& shape) {
+  lab06::naive_attention(q, k, v, scores, o, lab_shape(shape));
+}
+
+void flash_on_device(const float* q, const float* k, const float* v, float* o, float* lse,
+                     const Attention& shape) {
+  lab06::flash_forward(q, k, v, o, lse, lab_shape(shape));
+}
+
+}  // namespace
+
+DeviceFunctions gpu_device_functions() { return {naive_on_device, flash_on_device}; }
 #endif
 
 }  // namespace lab06::harness

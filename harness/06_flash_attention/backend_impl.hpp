@@ -23,6 +23,11 @@ inline namespace CUDALAB_BACKEND {
 using cudalab::DeviceBuffer;
 using cudalab::harness::call_on_output;
 
+// The harness's shape as the lab's kernels take it.
+inline AttentionShape lab_shape(const Attention& shape) {
+  return {shape.heads, shape.n, shape.d, shape.scale, shape.causal};
+}
+
 class LabBackend final : public cudalab::harness::BackendFor<Backend> {
  public:
   Observation naive_attention(const Attention& shape, const std::vector<float>& q,
@@ -68,10 +73,6 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   FlashTile flash_tile(int /*d*/) const override { return {kFlashQueryRows, kFlashKeyRows}; }
 
  private:
-  static AttentionShape lab_shape(const Attention& shape) {
-    return {shape.heads, shape.n, shape.d, shape.scale, shape.causal};
-  }
-
   static void check_size(std::size_t got, std::size_t want, const std::string& what) {
     if (got != want) {
       throw std::invalid_argument(what + " has " + std::to_string(got) +

@@ -1,0 +1,180 @@
+// lab06_bench: `./lab bench 06`. The lab's attention kernels on the GPU
+// against PyTorch's, measured in the same run (bench_pytorch.py):
+//   lab_naive_fp32   exercise 1: three kernels, the n x n scores in global memory
+//   lab_flash_fp32   exercises 3 and 4: the fused forward, fp32 on CUDA cores
+// TFLOP/s = 4 B H N^2 d / time, halved for causal (FA2's count); shape
+// [B, H, N, d]. Each lab figure's anchor is PyTorch's naive attention in
+// fp32 (TF32 off) on the same shape; PyTorch's SDPA backends (fp32 and
+// bf16) are listed for the comparison exercise 5 will make. Each version
+// is first checked on a small awkward shape against a double-precision CPU
+// reference; a wrong one is reported and not timed.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "cudalab/check.hpp"
+#include "cudalab/device_buffer.hpp"
+#include "cudalab/harness/bench.hpp"
+#include "cudalab/random.hpp"
+
+namespace {
+
+using cudalab::DeviceBuffer;
+using cudalab::harness::BenchRun;
+using lab06::harness::Attention;
+
+// Keep equal to bench_pytorch.py's SHAPES: {B, H, N, d}.
+constexpr int kShapes[][4] = {{4, 16, 4096, 128}};
+
+std::uint64_t attention_flops(const Attention& shape) {
+  const std::uint64_t full = 4ull * shape.heads * shape.n * shape.n * shape.d;
+  return shape.causal ? full / 2 : full;
+}
+
+// o of every head in double precision: the check's reference.
+std::vector<double> reference_attention(const Attention& s, const std::vector<float>& q,
+                                        const std::vector<float>& k, const std::vector<float>& v) {
+  std::vector<double> o(s.values(), 0.0), weights(s.n);
+  for (int h = 0; h < s.heads; ++h) {
+    const std::size_t base = std::size_t(h) * s.n * s.d;
+    for (int i = 0; i < s.n; ++i) {
+      double largest = -INFINITY, total = 0;
+      for (int j = 0; j < s.n; ++j) {
+        double dot = 0;
+        for (int c = 0; c < s.d; ++c) dot += double(q[base + i * s.d + c]) * k[base + j * s.d + c];
+        weights[j] = s.causal && j > i ? -INFINITY : dot * s.scale;
+        largest = std::max(largest, weights[j]);
+      }
+      for (int j = 0; j < s.n; ++j) total += weights[j] = std::exp(weights[j] - largest);
+      for (int j = 0; j < s.n; ++j) {
+        for (int c = 0; c < s.d; ++c)
+          o[base + i * s.d + c] += weights[j] / total * v[base + j * s.d + c];
+      }
+    }
+  }
+  return o;
+}
+
+// Runs each lab version on 3 heads of n = 157, d = 64 (causal and not)
+// and says which are right.
+struct Checked {
+  bool naive = true, flash = true;
+};
+
+Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) {
+  Checked ok;
+  for (const bool causal : {false, true}) {
+    const Attention shape{3, 157, 64, 0.125f, causal};
+    const auto q = rng.uniform(shape.values(), -1.0f, 1.0f);
+    const auto k = rng.uniform(shape.values(), -1.0f, 1.0f);
+    const auto v = rng.uniform(shape.values(), -1.0f, 1.0f);
+    const auto want = reference_attention(shape, q, k, v);
+    DeviceBuffer<float> q_d(q), k_d(k), v_d(v), o(shape.values()), lse(shape.rows());
+    DeviceBuffer<float> scores(std::size_t(shape.heads) * shape.n * shape.n);
+    const auto worst = [&] {
+      const auto got = o.copy_to_host();
+      double e = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const double d = std::fabs(got[i] - want[i]);
+        if (!(d <= e)) e = d;  // NaN sticks
+      }
+      return e;
+    };
+    const auto verdict = [&](const char* version, bool& good) {
+      const double error = worst();
+      if (error <= 1e-4) return;
+      good = false;
+      std::printf("%-28s WRONG RESULT on 3 x 157 x 64%s (error %.3g): not timed\n", version,
+                  causal ? " causal" : "", error);
+    };
+    lab.naive_attention(q_d.data(), k_d.data(), v_d.data(), scores.data(), o.data(), shape);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    verdict("lab_naive_fp32", ok.naive);
+    lab.flash_forward(q_d.data(), k_d.data(), v_d.data(), o.data(), lse.data(), shape);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    verdict("lab_flash_fp32", ok.flash);
+  }
+  return ok;
+}
+
+void print_row(const cudalab::Figure& f) {
+  char fraction[32] = "-";
+  if (f.fraction_of) std::snprintf(fraction, sizeof fraction, "%.2f", f.fraction_of->value);
+  std::string shape;
+  for (const auto d : f.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  std::printf("%-34s %16s %10.3f %10.1f %10s\n", f.version.c_str(), shape.c_str(), f.time_ms,
+              f.value, fraction);
+}
+
+// PyTorch's figure `version` on `shape` as an anchor; "" when the run has none.
+std::string torch_anchor(BenchRun& run, const std::string& version,
+                         const std::vector<std::int64_t>& shape) {
+  for (const cudalab::Figure& f : run.result().figures) {
+    if (f.version != version || f.shape != shape) continue;
+    cudalab::Anchor anchor;
+    anchor.name = "pytorch:" + version;
+    anchor.value = f.value;
+    anchor.unit = "TFLOP/s";
+    anchor.time_ms = f.time_ms;
+    anchor.source = "bench_pytorch.py in the same run, median of " + std::to_string(run.repeats()) +
+                    ", L2 flushed";
+    run.result().add_anchor(anchor);
+    return anchor.name;
+  }
+  return "";
+}
+
+void bench(BenchRun& run) {
+  cudalab::Random rng = cudalab::Random::fresh();
+  const lab06::harness::DeviceFunctions lab = lab06::harness::gpu_device_functions();
+  const Checked ok = check(lab, rng);
+  run.merge_pytorch_throughput("attention");
+
+  std::printf("\nattention forward (anchor: PyTorch's naive attention, fp32, TF32 off)\n");
+  std::printf("%-34s %16s %10s %10s %10s\n", "version", "B x H x N x d", "ms", "TFLOP/s",
+              "of anchor");
+  for (const auto& [b, h, n, d] : kShapes) {
+    for (const bool causal : {false, true}) {
+      const Attention shape{b * h, n, d, 1.0f / std::sqrt(float(d)), causal};
+      const std::vector<std::int64_t> dims{b, h, n, d};
+      const std::string suffix = causal ? "_causal" : "";
+      const std::string anchor = torch_anchor(run, "torch_naive_fp32" + suffix, dims);
+      DeviceBuffer<float> q(rng.uniform(shape.values(), -1.0f, 1.0f));
+      DeviceBuffer<float> k(rng.uniform(shape.values(), -1.0f, 1.0f));
+      DeviceBuffer<float> v(rng.uniform(shape.values(), -1.0f, 1.0f));
+      DeviceBuffer<float> o(shape.values()), lse(shape.rows());
+      const std::uint64_t flops = attention_flops(shape);
+      const std::uint64_t bytes = 4 * 4 * shape.values();  // q, k, v read, o written
+      if (ok.naive) {
+        DeviceBuffer<float> scores(std::size_t(shape.heads) * n * n);
+        const double ms = run.median_ms_cold_l2([&] {
+          lab.naive_attention(q.data(), k.data(), v.data(), scores.data(), o.data(), shape);
+        });
+        print_row(run.add_throughput("attention", "lab_naive_fp32" + suffix, dims, flops, bytes, ms,
+                                     anchor));
+      }
+      if (ok.flash) {
+        const double ms = run.median_ms_cold_l2(
+            [&] { lab.flash_forward(q.data(), k.data(), v.data(), o.data(), lse.data(), shape); });
+        print_row(run.add_throughput("attention", "lab_flash_fp32" + suffix, dims, flops, bytes, ms,
+                                     anchor));
+      }
+    }
+  }
+  bool printed = false;
+  for (const cudalab::Figure& f : run.result().figures) {
+    if (f.version.rfind("torch_", 0) != 0) continue;
+    if (!printed) std::printf("\nPyTorch (bench_pytorch.py, same run)\n");
+    printed = true;
+    print_row(f);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudalab::harness::bench_main(argc, argv, "lab06_bench", "06_flash_attention", bench);
+}
