@@ -284,20 +284,15 @@ inline std::uint64_t flash_store_bytes(const Attention& shape) {
   return 4 * (shape.values() + shape.rows());
 }
 
-// The fused forward reads Q once and, for each block b of Br queries, the
-// rows of K and V that the block visits, never a row at or past n. Without
-// the mask a block visits all n keys. With it, the keys up to its last
-// query, min(n, (b + 1) Br): exactly those when the loads stop at the
-// diagonal, or up to the end of the tile of Bc keys that the diagonal
-// crosses when whole tiles are loaded (`whole_tiles`).
-inline std::uint64_t flash_load_bytes(const Attention& shape, const harness::FlashTile& tile,
-                                      bool whole_tiles = false) {
-  const std::uint64_t n = shape.n, br = tile.query_rows, bc = tile.key_rows;
+// The fused forward reads Q once and, for each block of Br queries, the rows
+// of K and V that the block needs, never a row at or past n: all n keys
+// without the mask; with it, the keys up to the block's last query,
+// min(n, (b + 1) Br) for block b, and none above the diagonal.
+inline std::uint64_t flash_load_bytes(const Attention& shape, const harness::FlashTile& tile) {
+  const std::uint64_t n = shape.n, br = tile.query_rows;
   std::uint64_t keys = 0;
   for (std::uint64_t first = 0; first < n; first += br) {
-    std::uint64_t end = shape.causal ? std::min(n, first + br) : n;
-    if (whole_tiles) end = std::min(n, (end + bc - 1) / bc * bc);
-    keys += end;
+    keys += shape.causal ? std::min(n, first + br) : n;
   }
   return 4 * std::uint64_t(shape.heads) * shape.d * (n + 2 * keys);
 }
