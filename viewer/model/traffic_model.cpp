@@ -14,7 +14,7 @@ TrafficChart traffic_chart(int ranks, const std::vector<std::uint64_t>& bytes_fr
   chart.ideal_label = ideal_label;
   const auto n = static_cast<std::size_t>(std::max(ranks, 0));
   for (std::size_t from = 0; from < n; ++from) {
-    TrafficBar bar{"rank " + std::to_string(from), 0, {}};
+    TrafficBar bar{"rank " + std::to_string(from), 0, {}, {}, {}};
     for (std::size_t to = 0; to < n; ++to) {
       const std::size_t at = from * n + to;
       const std::uint64_t b = at < bytes_from_to.size() ? bytes_from_to[at] : 0;

@@ -73,10 +73,10 @@ void draw_traffic_panel(UiState& state) {
     }
     dl->AddText(ImVec2(x0 + bar_w + font * 0.5f, y + (bar_h - font) / 2), text,
                 bar_text(chart, bar).c_str());
-    if (bar.ideal) {  // the bar's own reference: a tick across it, labelled under it
+    if (bar.ideal) {  // the bar's own reference: a tick above it (not hiding a thin part)
       const float x = x0 + float(bar_pixels(chart, *bar.ideal, bar_w));
       const ImU32 colour = to_imgui(kIdealColour);
-      dl->AddLine(ImVec2(x, y - font * 0.2f), ImVec2(x, y + bar_h + font * 0.2f), colour, 2.0f);
+      dl->AddLine(ImVec2(x, y - font * 0.45f), ImVec2(x, y - 1), colour, 2.0f);
       const std::string label = bar.ideal_label + " = " + byte_text(*bar.ideal);
       dl->AddText(ImVec2(x0, y + bar_h + font * 0.15f), colour, label.c_str());
     }

@@ -150,15 +150,15 @@ TEST(Lab06View, AWalkFromATraceVisitsTheKeyTilesInOrder) {
   ASSERT_EQ(walk.programs.size(), 2u);
   const ProgramWalk& p1 = walk.programs[1];
   EXPECT_EQ(p1.name, "program 1: queries [2, 4)");
-  ASSERT_EQ(p1.steps.size(), 4u);
+  ASSERT_EQ(p1.steps.size(), 4u);  // in order of first touch: S with its key's K row
   EXPECT_EQ(
       p1.steps[0],
       (std::vector<TileTouch>{
-          {lab06::kQ, 1, 0}, {lab06::kKTransposed, 0, 0}, {lab06::kV, 0, 0}, {lab06::kS, 1, 0}}));
+          {lab06::kQ, 1, 0}, {lab06::kKTransposed, 0, 0}, {lab06::kS, 1, 0}, {lab06::kV, 0, 0}}));
   EXPECT_EQ(
       p1.steps[3],
       (std::vector<TileTouch>{
-          {lab06::kKTransposed, 0, 3}, {lab06::kV, 3, 0}, {lab06::kS, 1, 3}, {lab06::kO, 1, 0}}));
+          {lab06::kKTransposed, 0, 3}, {lab06::kS, 1, 3}, {lab06::kV, 3, 0}, {lab06::kO, 1, 0}}));
   EXPECT_EQ(p1.bytes_loaded, (4u + 2 * 4 * 2) * 4);
 }
 
