@@ -14,8 +14,8 @@
 // The accumulator layout of an m16n8 tile (lane = 4g + t holds rows g and
 // g + 8, columns 2t and 2t + 1) is exactly what two neighbouring n-tiles
 // of S need to be as one m16k16 A fragment of P: FA2's register trick.
-// A row's 64 scores of a tile are spread over the 4 lanes of a quad (same
-// g): its max and sum are a reduction over 16 values in a lane, then two
+// A row's Bc = 32 scores of a tile are spread over the 4 lanes of a quad (same
+// g): its max and sum are a reduction over 8 values in a lane, then two
 // __shfl_xor_sync (distances 1 and 2). The sum l is kept per lane (a
 // partial row sum; the factor is the same for the quad) and reduced once
 // at the end.
