@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,17 @@ class Backend : public cudalab::harness::BackendBase {
                                     std::vector<float>& out, const RunOptions& options = {}) = 0;
 
   virtual FlashTile flash_tile(int d) const = 0;
+
+  // Exercise 5: the fused forward on the tensor cores. q, k, v and o are
+  // bf16 bit patterns (values() each); lse (rows()) is fp32 and is filled
+  // only when the call succeeded.
+  virtual Observation flash_forward_bf16(const Attention& shape,
+                                         const std::vector<std::uint16_t>& q,
+                                         const std::vector<std::uint16_t>& k,
+                                         const std::vector<std::uint16_t>& v,
+                                         std::vector<std::uint16_t>& o, std::vector<float>& lse,
+                                         const RunOptions& options = {}) = 0;
+  virtual FlashTile flash_tile_bf16(int d) const = 0;
 };
 
 std::unique_ptr<Backend> make_emulator_backend();
@@ -73,6 +85,8 @@ struct DeviceFunctions {
                           const Attention& shape);
   void (*flash_forward)(const float* q, const float* k, const float* v, float* o, float* lse,
                         const Attention& shape);
+  void (*flash_forward_bf16)(const void* q, const void* k, const void* v, void* o, float* lse,
+                             const Attention& shape);
 };
 DeviceFunctions gpu_device_functions();
 

@@ -1,4 +1,5 @@
 // Lab 06 on the GPU, built twice like backend_emu.cpp.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -30,9 +31,18 @@ void flash_on_device(const float* q, const float* k, const float* v, float* o, f
   lab06::flash_forward(q, k, v, o, lse, lab_shape(shape));
 }
 
+void flash_bf16_on_device(const void* q, const void* k, const void* v, void* o, float* lse,
+                          const Attention& shape) {
+  lab06::flash_forward_bf16(
+      static_cast<const std::uint16_t*>(q), static_cast<const std::uint16_t*>(k),
+      static_cast<const std::uint16_t*>(v), static_cast<std::uint16_t*>(o), lse, lab_shape(shape));
+}
+
 }  // namespace
 
-DeviceFunctions gpu_device_functions() { return {naive_on_device, flash_on_device}; }
+DeviceFunctions gpu_device_functions() {
+  return {naive_on_device, flash_on_device, flash_bf16_on_device};
+}
 #endif
 
 }  // namespace lab06::harness

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/device_call.hpp"
 #include "flash_forward.cuh"
+#include "flash_forward_bf16.cuh"
 #include "naive_attention.cuh"
 #include "online_softmax.cuh"
 
@@ -72,6 +74,25 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
 
   FlashTile flash_tile(int /*d*/) const override { return {kFlashQueryRows, kFlashKeyRows}; }
 
+  Observation flash_forward_bf16(const Attention& shape, const std::vector<std::uint16_t>& q,
+                                 const std::vector<std::uint16_t>& k,
+                                 const std::vector<std::uint16_t>& v, std::vector<std::uint16_t>& o,
+                                 std::vector<float>& lse, const RunOptions& options) override {
+    check_inputs(shape, q, k, v, "flash_forward_bf16");
+    check_size(o.size(), shape.values(), "flash_forward_bf16: o");
+    check_size(lse.size(), shape.rows(), "flash_forward_bf16: lse");
+    DeviceBuffer<std::uint16_t> q_device(q), k_device(k), v_device(v);
+    DeviceBuffer<float> lse_device(lse);
+    Observation observation = call_on_output(o, options, [&](std::uint16_t* o_device) {
+      lab06::flash_forward_bf16(q_device.data(), k_device.data(), v_device.data(), o_device,
+                                lse_device.data(), lab_shape(shape));
+    });
+    if (!observation.failed()) lse = lse_device.copy_to_host();
+    return observation;
+  }
+
+  FlashTile flash_tile_bf16(int /*d*/) const override { return {kTcQueryRows, kTcKeyRows}; }
+
  private:
   static void check_size(std::size_t got, std::size_t want, const std::string& what) {
     if (got != want) {
@@ -82,9 +103,9 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
 
   // The shape first (a d of 48 is named as such, not as a size mismatch),
   // then q, k and v against it.
-  static void check_inputs(const Attention& shape, const std::vector<float>& q,
-                           const std::vector<float>& k, const std::vector<float>& v,
-                           const std::string& what) {
+  template <class T>
+  static void check_inputs(const Attention& shape, const std::vector<T>& q, const std::vector<T>& k,
+                           const std::vector<T>& v, const std::string& what) {
     check_shape(lab_shape(shape), what);
     check_size(q.size(), shape.values(), what + ": q");
     check_size(k.size(), shape.values(), what + ": k");

@@ -2,10 +2,12 @@
 // against PyTorch's, measured in the same run (bench_pytorch.py):
 //   lab_naive_fp32   exercise 1: three kernels, the n x n scores in global memory
 //   lab_flash_fp32   exercises 3 and 4: the fused forward, fp32 on CUDA cores
+//   lab_flash_bf16   exercise 5: the fused forward on the tensor cores, bf16
+//                    q, k, v and o, fp32 statistics
 // TFLOP/s = 4 B H N^2 d / time, halved for causal (FA2's count); shape
-// [B, H, N, d]. Each lab figure's anchor is PyTorch's naive attention in
-// fp32 (TF32 off) on the same shape; PyTorch's SDPA backends (fp32 and
-// bf16) are listed for the comparison exercise 5 will make. Each version
+// [B, H, N, d]. The fp32 figures' anchor is PyTorch's naive attention in
+// fp32 (TF32 off) on the same shape; the bf16 figure's is SDPA's flash
+// backend (FA2) in bf16; every PyTorch figure is listed. Each version
 // is first checked on a small awkward shape against a double-precision CPU
 // reference; a wrong one is reported and not timed.
 #include <cmath>
@@ -18,6 +20,7 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/bench.hpp"
+#include "cudalab/numerics/formats.hpp"
 #include "cudalab/random.hpp"
 
 namespace {
@@ -61,21 +64,34 @@ std::vector<double> reference_attention(const Attention& s, const std::vector<fl
 // Runs each lab version on 3 heads of n = 157, d = 64 (causal and not)
 // and says which are right.
 struct Checked {
-  bool naive = true, flash = true;
+  bool naive = true, flash = true, flash_bf16 = true;
 };
+
+std::vector<std::uint16_t> to_bf16(const std::vector<float>& x) {
+  std::vector<std::uint16_t> bits(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) bits[i] = cudalab::numerics::fp32_to_bf16_bits(x[i]);
+  return bits;
+}
+
+std::vector<float> from_bf16(const std::vector<std::uint16_t>& bits) {
+  std::vector<float> x(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i)
+    x[i] = cudalab::numerics::bf16_bits_to_fp32(bits[i]);
+  return x;
+}
 
 Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) {
   Checked ok;
   for (const bool causal : {false, true}) {
     const Attention shape{3, 157, 64, 0.125f, causal};
-    const auto q = rng.uniform(shape.values(), -1.0f, 1.0f);
-    const auto k = rng.uniform(shape.values(), -1.0f, 1.0f);
-    const auto v = rng.uniform(shape.values(), -1.0f, 1.0f);
+    // bf16-exact inputs, so that the bf16 kernel gets the same values.
+    const auto q = from_bf16(to_bf16(rng.uniform(shape.values(), -1.0f, 1.0f)));
+    const auto k = from_bf16(to_bf16(rng.uniform(shape.values(), -1.0f, 1.0f)));
+    const auto v = from_bf16(to_bf16(rng.uniform(shape.values(), -1.0f, 1.0f)));
     const auto want = reference_attention(shape, q, k, v);
     DeviceBuffer<float> q_d(q), k_d(k), v_d(v), o(shape.values()), lse(shape.rows());
     DeviceBuffer<float> scores(std::size_t(shape.heads) * shape.n * shape.n);
-    const auto worst = [&] {
-      const auto got = o.copy_to_host();
+    const auto worst = [&](const std::vector<float>& got) {
       double e = 0;
       for (std::size_t i = 0; i < got.size(); ++i) {
         const double d = std::fabs(got[i] - want[i]);
@@ -83,19 +99,26 @@ Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) 
       }
       return e;
     };
-    const auto verdict = [&](const char* version, bool& good) {
-      const double error = worst();
-      if (error <= 1e-4) return;
+    const auto verdict = [&](const char* version, const std::vector<float>& got, double tolerance,
+                             bool& good) {
+      const double error = worst(got);
+      if (error <= tolerance) return;
       good = false;
       std::printf("%-28s WRONG RESULT on 3 x 157 x 64%s (error %.3g): not timed\n", version,
                   causal ? " causal" : "", error);
     };
     lab.naive_attention(q_d.data(), k_d.data(), v_d.data(), scores.data(), o.data(), shape);
     CUDA_CHECK(cudaDeviceSynchronize());
-    verdict("lab_naive_fp32", ok.naive);
+    verdict("lab_naive_fp32", o.copy_to_host(), 1e-4, ok.naive);
     lab.flash_forward(q_d.data(), k_d.data(), v_d.data(), o.data(), lse.data(), shape);
     CUDA_CHECK(cudaDeviceSynchronize());
-    verdict("lab_flash_fp32", ok.flash);
+    verdict("lab_flash_fp32", o.copy_to_host(), 1e-4, ok.flash);
+    DeviceBuffer<std::uint16_t> q_b(to_bf16(q)), k_b(to_bf16(k)), v_b(to_bf16(v)),
+        o_b(shape.values());
+    lab.flash_forward_bf16(q_b.data(), k_b.data(), v_b.data(), o_b.data(), lse.data(), shape);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    // P is rounded to bf16 before P V, and o to bf16: a few bf16 ulps of |o| < 1.
+    verdict("lab_flash_bf16", from_bf16(o_b.copy_to_host()), 2e-2, ok.flash_bf16);
   }
   return ok;
 }
@@ -133,7 +156,9 @@ void bench(BenchRun& run) {
   const Checked ok = check(lab, rng);
   run.merge_pytorch_throughput("attention");
 
-  std::printf("\nattention forward (anchor: PyTorch's naive attention, fp32, TF32 off)\n");
+  std::printf(
+      "\nattention forward (anchor: PyTorch's naive attention in fp32, TF32 off; for bf16 SDPA's "
+      "flash backend)\n");
   std::printf("%-34s %16s %10s %10s %10s\n", "version", "B x H x N x d", "ms", "TFLOP/s",
               "of anchor");
   for (const auto& [b, h, n, d] : kShapes) {
@@ -161,6 +186,16 @@ void bench(BenchRun& run) {
             [&] { lab.flash_forward(q.data(), k.data(), v.data(), o.data(), lse.data(), shape); });
         print_row(run.add_throughput("attention", "lab_flash_fp32" + suffix, dims, flops, bytes, ms,
                                      anchor));
+      }
+      if (ok.flash_bf16) {
+        const std::string flash_anchor = torch_anchor(run, "torch_sdpa_flash_bf16" + suffix, dims);
+        DeviceBuffer<std::uint16_t> q_b(to_bf16(q.copy_to_host())), k_b(to_bf16(k.copy_to_host())),
+            v_b(to_bf16(v.copy_to_host())), o_b(shape.values());
+        const double ms = run.median_ms_cold_l2([&] {
+          lab.flash_forward_bf16(q_b.data(), k_b.data(), v_b.data(), o_b.data(), lse.data(), shape);
+        });
+        print_row(run.add_throughput("attention", "lab_flash_bf16" + suffix, dims, flops, bytes / 2,
+                                     ms, flash_anchor));
       }
     }
   }

@@ -60,10 +60,11 @@ __global__ void __launch_bounds__(32 * kFlashWarps)
   constexpr int kPerLane = D / 32;
   constexpr int R = kFlashRowsPerWarp;
   extern __shared__ float shared[];
-  auto q_tile = reinterpret_cast<float(*)[D]>(shared);                            // (Br, D)
-  auto k_tile = reinterpret_cast<float(*)[D + 1]>(shared + kFlashQueryRows * D);  // (Bc, D+1)
-  auto v_tile = reinterpret_cast<float(*)[D]>(shared + (kFlashQueryRows + kFlashKeyRows) * D +
-                                              kFlashKeyRows);  // (Bc, D)
+  auto q_tile = reinterpret_cast<float(*)[D]>(shared);  // (Br, D)
+  [[maybe_unused]] auto k_tile =
+      reinterpret_cast<float(*)[D + 1]>(shared + kFlashQueryRows * D);  // (Bc, D+1)
+  [[maybe_unused]] auto v_tile = reinterpret_cast<float(*)[D]>(
+      shared + (kFlashQueryRows + kFlashKeyRows) * D + kFlashKeyRows);  // (Bc, D)
 
   const int n = shape.n;
   const std::size_t head_start = static_cast<std::size_t>(blockIdx.y) * n * D;

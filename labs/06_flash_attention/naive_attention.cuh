@@ -37,9 +37,10 @@ __global__ void scores_kernel([[maybe_unused]] const float* q, [[maybe_unused]] 
 
 // One warp per row of all heads' scores (rows = heads * n), in place. A
 // row of only -infinity becomes NaN, as in PyTorch.
-__global__ void softmax_rows_kernel([[maybe_unused]] float* scores, std::size_t rows, int n) {
+__global__ void softmax_rows_kernel([[maybe_unused]] float* scores, std::size_t rows,
+                                    [[maybe_unused]] int n) {
   const std::size_t row = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const int lane = threadIdx.x % 32;
+  [[maybe_unused]] const int lane = threadIdx.x % 32;
   if (row >= rows) return;  // the whole warp leaves: the shuffles below need all 32 lanes
   // TODO(ex1) begin, about 9 lines: the row's maximum (each lane a strided part, then
   // cudalab::warp_max), the sum of exp(value - max) (cudalab::warp_sum), then each value rewritten

@@ -1,6 +1,7 @@
 #include "tile_walk_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -120,6 +121,14 @@ std::optional<std::size_t> first_program_touching(const TileWalk& walk, std::siz
 double bytes_over_minimum(const TileWalk& walk, std::size_t program) {
   if (walk.minimum_bytes == 0 || program >= walk.programs.size()) return 0;
   return double(walk.programs[program].bytes_loaded) / double(walk.minimum_bytes);
+}
+
+double step_bar_fraction(const StepSeries& series, std::size_t step) {
+  if (step >= series.values.size() || !std::isfinite(series.values[step])) return 0;
+  double largest = 0;
+  for (const double v : series.values)
+    if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
+  return largest > 0 ? series.values[step] / largest : 0;
 }
 
 Rgba step_colour(std::size_t step, std::size_t steps) {

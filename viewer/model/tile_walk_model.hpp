@@ -38,6 +38,14 @@ struct ProgramWalk {
   std::uint64_t bytes_loaded = 0;  // from a trace: what its global loads moved
 };
 
+// Figures of one thing per step, drawn as a row of bars under the grids in
+// the steps' colours (lab 06: the running max m and sum l of one query row
+// after each key tile).
+struct StepSeries {
+  std::string name;            // "m (running max)"
+  std::vector<double> values;  // values[k]: after step k
+};
+
 struct TileWalk {
   std::string title;
   std::vector<TileGrid> grids;
@@ -48,6 +56,9 @@ struct TileWalk {
   // What an interior program must load at least (0: not known), e.g. a tiled
   // matmul's (BM*K + K*BN) * element size.
   std::uint64_t minimum_bytes = 0;
+  // Optional per-step figures shown under the grids, with what they are of.
+  std::string step_series_title;
+  std::vector<StepSeries> step_series;
 };
 
 // One traced access of a program, already placed: the matrix (grid), the
@@ -104,6 +115,11 @@ double bytes_over_minimum(const TileWalk& walk, std::size_t program);
 // already holds a different tile of. Matmul's A0 B0 A1 B1 A2 B2 C gives
 // steps {A0 B0} {A1 B1} {A2 B2 C}.
 std::vector<std::vector<TileTouch>> steps_from_trace(const std::vector<TileTouch>& trace);
+
+// The height of a step's bar as a fraction of the series' largest magnitude,
+// signed (-1 .. 1; a bar grows down from the axis for a negative value).
+// Non-finite values (m = -infinity before any key counted) give 0.
+double step_bar_fraction(const StepSeries& series, std::size_t step);
 
 // The colour of a tile: the selected program's tiles stand out; tiles other
 // programs touch at this step are shaded by how many do; the rest are idle.

@@ -22,6 +22,10 @@ struct TrafficBar {
   std::string label;  // "rank 2"
   std::uint64_t bytes = 0;
   std::vector<TrafficPart> parts;  // non-zero only, by peer
+  // A bar's own reference, where the bars are of different jobs (lab 06:
+  // naive vs fused attention, each next to its formula): a tick over the bar.
+  std::optional<double> ideal;
+  std::string ideal_label;  // "4 (4 n^2 + 4 n d)"
 };
 
 struct TrafficChart {
@@ -30,7 +34,19 @@ struct TrafficChart {
   std::optional<double> ideal;   // bytes each rank should send
   std::string ideal_label;       // "ring: 2(n-1)/n x S"
   double max_value = 0;          // axis extent: the largest bar or the ideal
+  // What the parts are, when not ranks (lab 06: "loads", "stores"):
+  // part_names[to] names part `to` in the legend and the bar text.
+  std::vector<std::string> part_names;
+  std::string legend_title = "sent to:";
 };
+
+// A chart of bars that are not ranks: each bar's parts named by part_names
+// (part i of every bar is part_names[i]), with a reference of its own.
+TrafficChart named_bar_chart(const std::string& title, std::vector<std::string> part_names,
+                             const std::string& legend_title, std::vector<TrafficBar> bars);
+
+// The legend's name of part `to` ("rank 2", or its part name).
+std::string part_name(const TrafficChart& chart, int to);
 
 // `bytes_from_to[from * ranks + to]`, as cudalab::comm::Traffic holds them.
 TrafficChart traffic_chart(int ranks, const std::vector<std::uint64_t>& bytes_from_to,

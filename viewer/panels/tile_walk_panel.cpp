@@ -5,11 +5,13 @@
 // reuse shared memory and L2 can exploit. The selected program's tiles of
 // every step are framed in the step's colour; the part of an edge tile
 // outside its matrix (never loaded) is hatched; a C tile shows the program
-// that computes it (click: select that program).
+// that computes it (click: select that program). A walk may add figures per
+// step (lab 06: m and l of one row), drawn as bars under the grids.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -161,6 +163,44 @@ Rect grid(ImDrawList* dl, const TileWalk& walk, std::size_t g, TileWalkState& tw
   return {origin.x, origin.y, origin.x + cell * tiles.cols, origin.y + cell * tiles.rows};
 }
 
+// Each per-step series as a row of bars, one per step in the step's colour,
+// growing up (or down, for a negative value) from a baseline, the value
+// written under it; the selected step's bar is outlined.
+void step_series(ImDrawList* dl, const TileWalk& walk, std::size_t shown_step) {
+  if (walk.step_series.empty()) return;
+  const float font = ImGui::GetFontSize();
+  ImGui::Spacing();
+  if (!walk.step_series_title.empty()) ImGui::TextWrapped("%s", walk.step_series_title.c_str());
+  const std::size_t steps = step_count(walk);
+  const float pitch = font * 4.5f, half = font * 1.6f;
+  for (const StepSeries& series : walk.step_series) {
+    ImGui::TextUnformatted(series.name.c_str());
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const bool any_negative =
+        std::any_of(series.values.begin(), series.values.end(), [](double v) { return v < 0; });
+    // Room below the axis only when something grows down.
+    const float axis = origin.y + half * 2;
+    const float below = any_negative ? half * 2 : 0;
+    for (std::size_t k = 0; k < series.values.size(); ++k) {
+      const float x = origin.x + pitch * k;
+      const float height = static_cast<float>(step_bar_fraction(series, k)) * half * 2;
+      const ImVec2 p0(x, std::min(axis, axis - height)),
+          p1(x + pitch - font, std::max(axis, axis - height));
+      dl->AddRectFilled(p0, ImVec2(p1.x, std::max(p1.y, p0.y + 1)),
+                        to_imgui(step_colour(k, std::max(steps, series.values.size()))));
+      if (k == shown_step)
+        dl->AddRect(ImVec2(x - 2, origin.y - 2), ImVec2(p1.x + 2, axis + below + 2), kTileLabel, 0,
+                    0, 1.5f);
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", series.values[k]);
+      dl->AddText(ImVec2(x, axis + below + 3), kMutedText, text);
+    }
+    dl->AddLine(ImVec2(origin.x, axis), ImVec2(origin.x + pitch * series.values.size(), axis),
+                kMutedText);
+    ImGui::Dummy(ImVec2(pitch * series.values.size(), half * 2 + below + font * 1.4f));
+  }
+}
+
 }  // namespace
 
 void draw_tile_walk_panel(UiState& state) {
@@ -185,9 +225,12 @@ void draw_tile_walk_panel(UiState& state) {
     most_rows = std::max(most_rows, g.rows);
   }
   const float spacing = font * 2;
+  // Room for the bars per step under the grids.
+  const float series_h =
+      walk.step_series.empty() ? 0.0f : font * (2 + 9.5f * walk.step_series.size());
   const float cell =
       std::clamp(std::min((avail.x - spacing * walk.grids.size()) / std::max(total_cols, 1u),
-                          (avail.y - font * 3) / std::max(most_rows, 1u)),
+                          (avail.y - font * 3 - series_h) / std::max(most_rows, 1u)),
                  2.0f, font * 5);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -198,6 +241,7 @@ void draw_tile_walk_panel(UiState& state) {
     x = drawn.x1 + spacing;
   }
   ImGui::Dummy(ImVec2(x - origin.x, font * 1.4f + cell * most_rows));
+  step_series(dl, walk, state.tile_walk.step);
 }
 
 }  // namespace cudalab::viewer

@@ -2,6 +2,8 @@
 // into the peers it sent to (a colour each), and the least an algorithm must
 // send as a green vertical line. A ring sends exactly that, all to the next
 // rank; a gather to rank 0 then a broadcast piles it onto rank 0's bar.
+// Bars of other things (lab 06: bytes loaded and stored by naive and fused
+// attention) name their parts, and may each carry a reference tick.
 #include <imgui.h>
 
 #include <algorithm>
@@ -18,7 +20,7 @@ void peer_legend(const TrafficChart& chart) {
   for (const TrafficBar& bar : chart.bars)
     for (const TrafficPart& part : bar.parts) peers = std::max(peers, part.to + 1);
   const float s = ImGui::GetFontSize();
-  ImGui::TextUnformatted("sent to:");
+  ImGui::TextUnformatted(chart.legend_title.c_str());
   for (int to = 0; to < peers; ++to) {
     ImGui::SameLine(0, s);
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -26,7 +28,7 @@ void peer_legend(const TrafficChart& chart) {
                                               to_imgui(peer_colour(to)));
     ImGui::Dummy(ImVec2(s, s));
     ImGui::SameLine();
-    ImGui::Text("rank %d", to);
+    ImGui::TextUnformatted(part_name(chart, to).c_str());
   }
 }
 
@@ -51,7 +53,9 @@ void draw_traffic_panel(UiState& state) {
     text_w = std::max(text_w, ImGui::CalcTextSize(bar_text(chart, bar).c_str()).x + font);
   const float label_w = font * 4.5f;
   const float bar_w = std::max(ImGui::GetContentRegionAvail().x - label_w - text_w, font * 10);
-  const float bar_h = font * 1.5f, pitch = font * 2.1f;
+  const bool own_ideals = std::any_of(chart.bars.begin(), chart.bars.end(),
+                                      [](const TrafficBar& bar) { return bar.ideal.has_value(); });
+  const float bar_h = font * 1.5f, pitch = font * (own_ideals ? 3.3f : 2.1f);
   const float x0 = origin.x + label_w;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
@@ -69,6 +73,13 @@ void draw_traffic_panel(UiState& state) {
     }
     dl->AddText(ImVec2(x0 + bar_w + font * 0.5f, y + (bar_h - font) / 2), text,
                 bar_text(chart, bar).c_str());
+    if (bar.ideal) {  // the bar's own reference: a tick above it (not hiding a thin part)
+      const float x = x0 + float(bar_pixels(chart, *bar.ideal, bar_w));
+      const ImU32 colour = to_imgui(kIdealColour);
+      dl->AddLine(ImVec2(x, y - font * 0.45f), ImVec2(x, y - 1), colour, 2.0f);
+      const std::string label = bar.ideal_label + " = " + byte_text(*bar.ideal);
+      dl->AddText(ImVec2(x0, y + bar_h + font * 0.15f), colour, label.c_str());
+    }
     state.layout.traffic_bars.push_back(
         {x0, y, x0 + float(bar_pixels(chart, done, bar_w)), y + bar_h});
   }
