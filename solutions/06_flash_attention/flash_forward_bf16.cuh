@@ -62,11 +62,10 @@ constexpr std::size_t tc_shared_bytes() {
 }
 
 // Two floats as one register of two bf16 (round to nearest even), the
-// lower column in the low half, as an mma fragment holds them: one
-// conversion instruction (F2FP.BF16.F32.PACK_AB) on the GPU.
+// lower column in the low half, as an mma fragment holds them.
 __device__ inline std::uint32_t pack_bf16x2(float low, float high) {
-  const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);
-  return reinterpret_cast<const std::uint32_t&>(pair);
+  return static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(low))) |
+         static_cast<std::uint32_t>(__bfloat16_as_ushort(__float2bfloat16_rn(high))) << 16;
 }
 
 // Rows [first, first + Rows) of a head's n x D bf16 matrix into shared rows

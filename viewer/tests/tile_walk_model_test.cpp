@@ -13,7 +13,8 @@ TileWalk matmul_2x2() {
   walk.grids = {{"A", 2, 2}, {"B", 2, 2}, {"C", 2, 2}};
   for (std::uint32_t i = 0; i < 2; ++i)
     for (std::uint32_t j = 0; j < 2; ++j) {
-      ProgramWalk p{"program", {}};
+      ProgramWalk p;
+      p.name = "program";
       for (std::uint32_t k = 0; k < 2; ++k) p.steps.push_back({{kA, i, k}, {kB, k, j}});
       p.steps.back().push_back({kC, i, j});
       walk.programs.push_back(p);
