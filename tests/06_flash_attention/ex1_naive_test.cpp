@@ -5,12 +5,13 @@
 // {32, 64, 128}, with 1 to 3 heads (a head offset forgotten or mixed up with
 // a row offset gives another head's values); o starts as NaN so that an
 // unwritten element fails. Scores in the hundreds, where exp overflows
-// unless the softmax subtracts the row's maximum. On the GPU also n = 1024.
-// Bad shapes (d = 48, no heads, n = 0, q too short) are refused and leave o
-// alone. On the emulator the trace shows the three launches and the stores
-// of the naive algorithm: the scores written by the first kernel and again
-// by the softmax, then o. Causal naive attention is exercise 4's (the naive
-// kernels share its mask).
+// unless the softmax subtracts the row's maximum, and in the negative
+// hundreds, where it underflows unless that maximum (not 0) is subtracted.
+// On the GPU also n = 1024. Bad shapes (d = 48, no heads, n = 0, q too
+// short) are refused and leave o alone. On the emulator the trace shows the
+// three launches and the stores of the naive algorithm: the scores written
+// by the first kernel and again by the softmax, then o. Causal naive
+// attention is exercise 4's (the naive kernels share its mask).
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -64,6 +65,22 @@ TEST_P(Ex1Naive, Ex1_LargeScoresNeedTheRowMaximum) {
   expect_attention(shape, large_score_inputs(rng_, shape),
                    ", integer scores up to 1024: exp overflows unless the row's maximum is "
                    "subtracted first");
+}
+
+// q's values integers in [-4, -2] and k's in [2, 4]: every score (at scale
+// 1) is an exact integer at most -4 d, where exp underflows to 0. Only the
+// row's real maximum subtracted (not 0, not nothing) leaves a nonzero sum.
+TEST_P(Ex1Naive, Ex1_LargeNegativeScoresNeedTheRowMaximum) {
+  Attention shape = attention(2, 40, 64);
+  shape.scale = 1.0f;
+  const auto integers = [&](int lo, int hi) {
+    const auto values = rng_.uniform(shape.values(), lo, hi);
+    return std::vector<float>(values.begin(), values.end());
+  };
+  Inputs in{integers(-4, -2), integers(2, 4), rng_.uniform(shape.values(), -1.0f, 1.0f)};
+  expect_attention(shape, in,
+                   ", integer scores from -1024 to -256: exp underflows unless the row's "
+                   "maximum is subtracted first");
 }
 
 TEST_P(Ex1Naive, Ex1_LongerSequence) {

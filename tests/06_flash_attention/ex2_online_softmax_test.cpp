@@ -9,7 +9,8 @@
 //     before finite values: while m is still -infinity the rescale factor
 //     exp(m_old - m_new) is exp(-inf - -inf) = NaN unless it is guarded;
 //   - a row of only -infinity, which is NaN as PyTorch's softmax gives;
-//   - values near 1e4, where exp overflows unless m is subtracted;
+//   - values near 1e4, where exp overflows unless m is subtracted, and near
+//     -1e4, where it underflows unless m (not 0) is subtracted;
 //   - one column.
 // The output starts at 7, which no softmax value is: every element must be
 // overwritten.
@@ -102,6 +103,20 @@ TEST_P(Ex2OnlineSoftmax, Ex2_ValuesNearTenThousandNeedTheMaximum) {
     expect_softmax(x, rows, columns, block,
                    "values in [9990, 10000): exp overflows unless m "
                    "is subtracted first");
+    if (HasFailure()) return;
+  }
+}
+
+// Every value far below 0: exp(x) underflows to 0 for all of them, so a
+// maximum that starts at 0 instead of -infinity gives 0 / 0; subtracting
+// the row's real maximum keeps the largest term at 1.
+TEST_P(Ex2OnlineSoftmax, Ex2_ValuesNearMinusTenThousandNeedTheMaximum) {
+  const int rows = 3, columns = 200;
+  const auto x = rng_.uniform(std::size_t(rows) * columns, -10000.0f, -9990.0f);
+  for (const int block : {1, 32, columns}) {
+    expect_softmax(x, rows, columns, block,
+                   "values in [-10000, -9990): exp underflows to 0 unless the row's maximum, "
+                   "not 0, is subtracted");
     if (HasFailure()) return;
   }
 }
