@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_reference.hpp"
 #include "backend.hpp"
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
@@ -35,30 +36,6 @@ constexpr int kShapes[][4] = {{4, 16, 4096, 128}};
 std::uint64_t attention_flops(const Attention& shape) {
   const std::uint64_t full = 4ull * shape.heads * shape.n * shape.n * shape.d;
   return shape.causal ? full / 2 : full;
-}
-
-// o of every head in double precision: the check's reference.
-std::vector<double> reference_attention(const Attention& s, const std::vector<float>& q,
-                                        const std::vector<float>& k, const std::vector<float>& v) {
-  std::vector<double> o(s.values(), 0.0), weights(s.n);
-  for (int h = 0; h < s.heads; ++h) {
-    const std::size_t base = std::size_t(h) * s.n * s.d;
-    for (int i = 0; i < s.n; ++i) {
-      double largest = -INFINITY, total = 0;
-      for (int j = 0; j < s.n; ++j) {
-        double dot = 0;
-        for (int c = 0; c < s.d; ++c) dot += double(q[base + i * s.d + c]) * k[base + j * s.d + c];
-        weights[j] = s.causal && j > i ? -INFINITY : dot * s.scale;
-        largest = std::max(largest, weights[j]);
-      }
-      for (int j = 0; j < s.n; ++j) total += weights[j] = std::exp(weights[j] - largest);
-      for (int j = 0; j < s.n; ++j) {
-        for (int c = 0; c < s.d; ++c)
-          o[base + i * s.d + c] += weights[j] / total * v[base + j * s.d + c];
-      }
-    }
-  }
-  return o;
 }
 
 // Runs each lab version on 3 heads of n = 157, d = 64 (causal and not)
@@ -88,7 +65,7 @@ Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) 
     const auto q = from_bf16(to_bf16(rng.uniform(shape.values(), -1.0f, 1.0f)));
     const auto k = from_bf16(to_bf16(rng.uniform(shape.values(), -1.0f, 1.0f)));
     const auto v = from_bf16(to_bf16(rng.uniform(shape.values(), -1.0f, 1.0f)));
-    const auto want = reference_attention(shape, q, k, v);
+    const std::vector<float> want = lab06::harness::reference_attention(shape, q, k, v).o;
     DeviceBuffer<float> q_d(q), k_d(k), v_d(v), o(shape.values()), lse(shape.rows());
     DeviceBuffer<float> scores(std::size_t(shape.heads) * shape.n * shape.n);
     const auto worst = [&](const std::vector<float>& got) {
