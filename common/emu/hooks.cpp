@@ -94,6 +94,58 @@ ProgramSegments& program_segments() {
   return segments;
 }
 
+// Whether [a, a + bytes) lies in the calling OS thread's thread-local storage:
+// where a `__shared__` variable of a file the source rewrite never saw lives
+// (the shim makes it a `static thread_local`, one per worker, not per block).
+bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
+  struct Query {
+    std::uintptr_t a;
+    std::size_t bytes;
+    bool found = false;
+  } query{a, bytes};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* context) {
+        auto& q = *static_cast<Query*>(context);
+        if (!info->dlpi_tls_data) return 0;  // the module has none, or not in this thread yet
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& h = info->dlpi_phdr[i];
+          if (h.p_type == PT_TLS && inside(q.a, q.bytes, info->dlpi_tls_data, h.p_memsz)) {
+            q.found = true;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &query);
+  return query.found;
+}
+
+// An instrumented access to such a variable: the emulator can neither check
+// nor trace it as shared memory, so the block stops with a report that says
+// why instead of the bare invalid address it would otherwise be.
+[[noreturn]] void report_unrewritten_shared(BlockRun& run, std::uintptr_t a, std::size_t bytes,
+                                            unsigned flags, SiteRef site) {
+  const CheckingAnAccess scope;
+  Report r;
+  r.kind = ReportKind::invalid_pointer;
+  r.kernel = run.launch->name;
+  r.where = thread_id_of(run.info, current_thread->linear);
+  r.address = a;
+  r.access_bytes = bytes;
+  r.is_write = flags & kWrite;
+  std::ostringstream what;
+  what << "Invalid " << ((flags & kWrite) ? "write" : "read") << " of " << bytes << " bytes at "
+       << hex(a)
+       << ": a __shared__ variable declared in a file the emulator build did not rewrite "
+          "(tools/emu_rewrite.py), so it is a per-host-thread static thread_local outside the "
+          "block's shared memory, which the emulator can neither check nor trace; put the file "
+          "in the lab's folder (every file there is rewritten) or pass it to cudalab_emu_rewrite "
+          "(cmake/CudalabEmuRewrite.cmake)";
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaErrorIllegalAddress, site);
+  run.abort_block();
+}
+
 // Out-of-bounds index into the arena (outside every declaration's bytes and
 // the dynamic part), an uninitialised read, then the common checks.
 [[gnu::noinline]] void shared_access(BlockRun& run, std::uintptr_t a, std::size_t bytes,
@@ -171,6 +223,10 @@ ProgramSegments& program_segments() {
     // Constant data read, or a __device__ variable: neither traced nor checked.
     if (kind == ProgramSegments::Kind::writable) return;
     if (kind == ProgramSegments::Kind::read_only && !(flags & kWrite)) return;
+    if (kind == ProgramSegments::Kind::none && access_hooks_on &&
+        in_thread_local_storage(a, bytes)) {
+      report_unrewritten_shared(run, a, bytes, flags, site);
+    }
   }
   if (!access_hooks_on) {
     // Only the alignment check is on.

@@ -7,6 +7,7 @@
 #include "plain_kernels.hpp"
 
 #include "cudalab/kernel.hpp"
+#include "unrewritten_shared.hpp"
 
 namespace plain_kernels {
 
@@ -84,6 +85,10 @@ __global__ void copy_kernel(const float* in, float* out, int n) {
   if (i < n) out[i] = in[i];
 }
 const int copy_kernel_line = __LINE__ - 2;
+
+__global__ void unrewritten_shared_kernel(float* out) {
+  out[threadIdx.x] = through_unrewritten_shared(1.0f);
+}
 
 __global__ void read_shared_unwritten_kernel(float* out) {
   __shared__ float s;
@@ -205,6 +210,10 @@ void copy(const float* in, float* out, int n) {
 void read_shared_unwritten(float* out) {
   read_shared_unwritten_kernel<<<dim3(1), dim3(32), 0, 0>>>(out);
 }
+
+void unrewritten_shared(float* out) { unrewritten_shared_kernel<<<dim3(1), dim3(32), 0, 0>>>(out); }
+const char* const unrewritten_shared_file = device::unrewritten_shared_file;
+const int unrewritten_shared_write_line = device::unrewritten_shared_write_line;
 
 void histogram(const int* keys, int* counts, int* out, int n) {
   histogram_kernel<<<dim3((n + 127) / 128), dim3(128), 0, 0>>>(keys, counts, out, n);

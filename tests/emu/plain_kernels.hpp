@@ -37,6 +37,12 @@ extern const int copy_read_line;
 void read_shared_unwritten(float* out);
 extern const int read_shared_unwritten_line;
 
+// Each thread stores into and loads from a plain __shared__ array declared in
+// unrewritten_shared.hpp, a header the rewrite did not see.
+void unrewritten_shared(float* out);
+extern const char* const unrewritten_shared_file;
+extern const int unrewritten_shared_write_line;
+
 // counts[keys[i]] += 1 with atomicAdd, then out[i] = keys[i].
 void histogram(const int* keys, int* counts, int* out, int n);
 

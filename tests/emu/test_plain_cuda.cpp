@@ -176,6 +176,23 @@ TEST(PlainCuda, ReadOfUnwrittenSharedMemoryIsReported) {
   EXPECT_NE(r->message.find("shared memory"), std::string::npos) << r->message;
 }
 
+TEST(PlainCuda, SharedArrayOfAnUnrewrittenHeaderIsReportedWithTheReason) {
+  cudalab::emu::ScopedOptions scoped(quiet());
+  DeviceBuffer<float> out(32);
+  out.fill_bytes(0);
+  Recording rec;
+  plain_kernels::unrewritten_shared(out.data());
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
+  const auto* r = first_report(rec, ReportKind::invalid_pointer);
+  ASSERT_NE(r, nullptr) << rec.reports_text();
+  EXPECT_EQ(r->file, plain_kernels::unrewritten_shared_file) << r->to_string();
+  EXPECT_EQ(r->line, static_cast<unsigned>(plain_kernels::unrewritten_shared_write_line))
+      << r->to_string();
+  EXPECT_TRUE(r->is_write);
+  EXPECT_NE(r->message.find("did not rewrite"), std::string::npos) << r->message;
+  EXPECT_EQ(out.copy_to_host()[0], 0.0f) << "the block must stop before the store";
+}
+
 TEST(PlainCuda, AtomicsAreCountedApartFromStores) {
   const int n = 512;
   std::vector<int> keys(n);
