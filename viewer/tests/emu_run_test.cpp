@@ -1,5 +1,6 @@
 // The adapter from the emulator's recording to the viewer's KernelRun, on
-// small kernels run on the emulator here.
+// small kernels run on the emulator here (plain CUDA: CMake compiles the
+// rewritten, instrumented copy of this file, as a lab's).
 #include "model/emu_run.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,7 @@ namespace {
 
 // Thread i writes row i % rows, column i / rows of a rows x cols matrix: the
 // lecture's mapping, uncoalesced; with `twice` thread 0 also writes element 1.
-__global__ void column_walk(cudalab::global_ptr<float> out, int rows, int cols, bool twice) {
+__global__ void column_walk(float* out, int rows, int cols, bool twice) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= rows * cols) return;
   out[(i % rows) * cols + i / rows] = 1.0f;
@@ -25,8 +26,7 @@ KernelRun record(int rows, int cols, int block, bool twice) {
   DeviceBuffer<float> out(static_cast<std::size_t>(rows) * cols);
   emu::Recording recording;
   const unsigned blocks = static_cast<unsigned>((rows * cols + block - 1) / block);
-  cudalab::launch(column_walk, dim3(blocks), dim3(static_cast<unsigned>(block)), out.data(), rows,
-                  cols, twice);
+  column_walk<<<blocks, static_cast<unsigned>(block)>>>(out.data(), rows, cols, twice);
   cudaDeviceSynchronize();
   return kernel_run_from_launch(recording.last(),
                                 {out.data(), sizeof(float), static_cast<std::uint64_t>(rows),

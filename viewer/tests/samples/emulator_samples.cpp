@@ -1,3 +1,6 @@
+// Small plain-CUDA kernels (`float*`, `__shared__` arrays, `<<<>>>`) run on
+// the emulator for the viewer's views that no lab fills yet. CMake compiles the
+// copy tools/emu_rewrite.py makes of this file, instrumented, as a lab's.
 #include "emulator_samples.hpp"
 
 #include <algorithm>
@@ -18,11 +21,9 @@ constexpr int kSumThreads = 256;
 // C (n,n) = A (n,n) B (n,n): block (x, y) computes tile (y, x) of C, walking
 // tile k of A's tile row and B's tile column through shared memory. Thread 0
 // stamps the block's start and end with clock64() for the timeline.
-__global__ void tiled_matmul(cudalab::global_ptr<const float> a, cudalab::global_ptr<const float> b,
-                             cudalab::global_ptr<float> c, int n,
-                             cudalab::global_ptr<long long> stamps) {
-  __shared__ cudalab::shared_array<float, kTile, kTile> a_tile;  // (TILE,TILE)
-  __shared__ cudalab::shared_array<float, kTile, kTile> b_tile;  // (TILE,TILE)
+__global__ void tiled_matmul(const float* a, const float* b, float* c, int n, long long* stamps) {
+  __shared__ float a_tile[kTile][kTile];  // (TILE,TILE)
+  __shared__ float b_tile[kTile][kTile];  // (TILE,TILE)
   const int block = blockIdx.x + blockIdx.y * gridDim.x;
   const bool first = threadIdx.x == 0 && threadIdx.y == 0;
   if (first) stamps[2 * block] = clock64();
@@ -41,8 +42,7 @@ __global__ void tiled_matmul(cudalab::global_ptr<const float> a, cudalab::global
 }
 
 // out[0]: thread 0 adds all n numbers in order, in fp32.
-__global__ void sum_in_order(cudalab::global_ptr<const float> in, int n,
-                             cudalab::global_ptr<float> out) {
+__global__ void sum_in_order(const float* in, int n, float* out) {
   if (threadIdx.x != 0) return;
   float sum = 0.0f;
   for (int i = 0; i < n; ++i) sum += in[i];
@@ -51,9 +51,8 @@ __global__ void sum_in_order(cudalab::global_ptr<const float> in, int n,
 
 // out[0]: each of kSumThreads threads adds every kSumThreads-th number, then
 // the partial sums are added pairwise in shared memory.
-__global__ void sum_tree(cudalab::global_ptr<const float> in, int n,
-                         cudalab::global_ptr<float> out) {
-  __shared__ cudalab::shared_array<float, kSumThreads> partial;
+__global__ void sum_tree(const float* in, int n, float* out) {
+  __shared__ float partial[kSumThreads];
   float sum = 0.0f;
   for (int i = threadIdx.x; i < n; i += kSumThreads) sum += in[i];
   partial[threadIdx.x] = sum;
@@ -136,9 +135,9 @@ ErrorPlot summation_errors() {
     double exact = 0;
     for (float x : host) exact += x;
     DeviceBuffer<float> in(host), out(1);
-    cudalab::launch(sum_in_order, dim3(1), dim3(32), in.data(), n, out.data());
+    sum_in_order<<<1, 32>>>(in.data(), n, out.data());
     const float in_order = out.copy_to_host()[0];
-    cudalab::launch(sum_tree, dim3(1), dim3(kSumThreads), in.data(), n, out.data());
+    sum_tree<<<1, kSumThreads>>>(in.data(), n, out.data());
     const float tree = out.copy_to_host()[0];
     plot.series[0].points.push_back({double(n), std::fabs(in_order - exact) / exact});
     plot.series[1].points.push_back({double(n), std::fabs(tree - exact) / exact});
@@ -176,8 +175,7 @@ class EmulatorSamples final : public LabSource {
     DeviceBuffer<long long> stamps(2 * std::size_t{grid.x} * grid.y);
     {
       emu::Recording recording;
-      cudalab::launch(tiled_matmul, grid, dim3(kTile, kTile), a.data(), b.data(), c.data(), n,
-                      stamps.data());
+      tiled_matmul<<<grid, dim3(kTile, kTile)>>>(a.data(), b.data(), c.data(), n, stamps.data());
       cudaDeviceSynchronize();
       if (!recording.clean()) out.error = recording.reports_text();
       out.tiles = tile_walk(recording.last(), a.data(), b.data(), c.data(), n);
