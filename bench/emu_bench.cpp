@@ -68,8 +68,13 @@ struct Measure {
   std::string note;
 };
 
+// One untimed run first: what a kernel pays once per process (fiber stacks,
+// the worker pool, first-touch page faults, turning its access sites into
+// file:line, which is an addr2line process per site where the build found no
+// libdw) is not what a benchmark of the emulator's speed measures.
 template <class F>
 double seconds_of(F&& f) {
+  f();
   auto start = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -172,8 +177,6 @@ int main(int argc, char** argv) {
 
   if (wanted("elementwise")) {  // barrier-free elementwise, everything off
     cudalab::emu::ScopedOptions options(bench_options(workers, false));
-    cudalab::launch(axpy, grid, block, 2.0f, x.data(), y.data(),
-                    elements);  // warm-up: stacks, pool
     double s =
         seconds_of([&] { cudalab::launch(axpy, grid, block, 2.0f, x.data(), y.data(), elements); });
     results.push_back({"elementwise", "CUDA threads", elements / s, elements / s / cores, 20e6, s,
@@ -181,7 +184,6 @@ int main(int argc, char** argv) {
   }
   if (wanted("elementwise_plain")) {
     cudalab::emu::ScopedOptions options(bench_options(workers, false));
-    plain::axpy(grid, block, 2.0f, x.data(), y.data(), elements);
     double s = seconds_of([&] { plain::axpy(grid, block, 2.0f, x.data(), y.data(), elements); });
     results.push_back({"elementwise_plain", "CUDA threads", elements / s, elements / s / cores, 0,
                        s, "the same in plain CUDA through the instrumentation"});
