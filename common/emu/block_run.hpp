@@ -118,14 +118,17 @@ class BlockRun {
   void* dynamic_shared = nullptr;
 
   // ---- shared memory: one arena per block (shared_memory.cpp) ----
-  // [static declarations in first-use order | up to kStaticSharedLimit]
-  // [dynamic part, launch->shared_bytes]. Instrumented accesses inside it are
+  // The static declarations in first-use order, the dynamic part 16-byte
+  // aligned after those placed before its first use, any later declaration
+  // after it (LaunchState's layout). Instrumented accesses inside it are
   // shared-memory accesses.
   std::uintptr_t shared_low = 0;
-  std::uintptr_t shared_bytes = 0;
+  std::uintptr_t shared_bytes = 0;         // the arena's extent (what may ever be placed)
   std::uint8_t* shared_written = nullptr;  // per arena byte: written in this block?
-  std::size_t static_poisoned = 0;         // static bytes poisoned for this block
-  std::uint64_t layout_launch = 0;         // launch id the layout cache belongs to
+  std::size_t poisoned_end = 0;            // [0, this) was poisoned at block start
+  // Parts placed after the block started, already poisoned in it (offsets).
+  std::vector<std::uint32_t> poisoned_late;
+  std::uint64_t layout_launch = 0;  // launch id the layout cache belongs to
   std::vector<std::pair<const void*, std::uint32_t>> layout_cache;
 
   // ---- the instrumented path's cache (hooks.cpp): the allocations hit last ----

@@ -556,6 +556,7 @@ void modelled_sleep_ns(unsigned ns) noexcept {
 
 void* dynamic_shared_memory() noexcept {
   detail::BlockRun* run = detail::current_thread->run;
-  return run ? run->dynamic_shared : nullptr;
+  if (!run) return nullptr;
+  return run->dynamic_shared ? run->dynamic_shared : detail::block_dynamic_shared(*run);
 }
 }  // namespace cudalab::emu

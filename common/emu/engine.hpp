@@ -201,10 +201,18 @@ struct LaunchState {
   std::vector<SiteRef> site_refs;  // per site id; pc sites are resolved when the record is made
   std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> site_ids;
   std::unordered_map<std::uintptr_t, std::uint32_t> pc_site_ids;
-  // Static shared memory of the instrumented path: offset of each
-  // declaration in the block's arena, fixed in first-use order.
+  // Shared memory of the instrumented path (shared_memory.cpp), fixed per
+  // launch in first-use order as the GPU fixes it at compile time in
+  // declaration order: each static declaration's offset in the block's arena,
+  // and where the dynamic part starts (16-byte aligned after the static
+  // declarations placed before its first use, as on the GPU). Every
+  // placement goes after everything placed before it, so the arena's used
+  // part only grows: [0, shared_arena_end).
   std::vector<std::pair<const void*, std::uint32_t>> shared_layout;
-  std::atomic<std::size_t> static_shared_bytes{0};
+  std::atomic<std::size_t> static_shared_bytes{0};  // the static declarations' bytes, with padding
+  static constexpr std::size_t kDynamicNotPlaced = ~std::size_t{0};
+  std::atomic<std::size_t> dynamic_shared_offset{kDynamicNotPlaced};
+  std::atomic<std::size_t> shared_arena_end{0};
   std::vector<std::pair<std::uint32_t, std::vector<AccessRecord>>> traces;  // per block
   std::uint64_t accesses_kept = 0;
   std::uint64_t accesses_seen = 0;
@@ -258,13 +266,17 @@ class CheckingAnAccess {
 bool on_access_at(const Allocation* allocation, const void* address, std::size_t bytes,
                   std::size_t alignment, unsigned flags, SiteRef site) noexcept;
 
-// Shared memory (shared_memory.cpp). The static part of a block's arena: at
-// most 48 KiB, as on every GPU since Kepler; the dynamic part follows it.
+// Shared memory (shared_memory.cpp). The static declarations of a block: at
+// most 48 KiB, as on every GPU since Kepler; the dynamic part follows them.
 inline constexpr std::size_t kStaticSharedLimit = 48 * 1024;
 // Sizes the worker's arena for `launch`, points the block at it and poisons
-// the part the block can use (contents 0xff, nothing written yet).
-void prepare_shared_arena(BlockRun& run, const LaunchState& launch,
-                          std::vector<unsigned char>& arena, std::vector<std::uint8_t>& written);
+// the part of it the launch has placed so far (contents 0xff, nothing
+// written yet); what is placed later is poisoned at the block's first use.
+void prepare_shared_arena(BlockRun& run, LaunchState& launch, std::vector<unsigned char>& arena,
+                          std::vector<std::uint8_t>& written);
+// The block's dynamic shared memory, placed at its first use in the launch
+// (nullptr when the launch asked for none).
+void* block_dynamic_shared(BlockRun& run) noexcept;
 
 // cudaFuncAttributeMaxDynamicSharedMemorySize per kernel (48 KiB unless set).
 cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) noexcept;

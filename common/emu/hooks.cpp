@@ -153,12 +153,12 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   const CheckingAnAccess scope;
   const std::size_t offset = a - run.shared_low;
   const LaunchState& launch = *run.launch;
-  const std::size_t static_end = launch.static_shared_bytes.load(std::memory_order_relaxed);
-  const bool in_static = offset + bytes <= static_end;
-  const bool in_dynamic =
-      offset >= kStaticSharedLimit && offset + bytes <= kStaticSharedLimit + launch.shared_bytes;
+  // Inside what the launch placed: a static declaration (or the padding
+  // between two) or the dynamic part.
+  const std::size_t placed = launch.shared_arena_end.load(std::memory_order_acquire);
+  const std::size_t dynamic = launch.dynamic_shared_offset.load(std::memory_order_relaxed);
   const Checks& checks = launch.options.checks;
-  if (!in_static && !in_dynamic && checks.bounds && !(a & (alignment - 1))) {
+  if (offset + bytes > placed && checks.bounds && !(a & (alignment - 1))) {
     Report r;
     r.kind = ReportKind::out_of_bounds;
     r.kernel = launch.name;
@@ -169,11 +169,13 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
     std::ostringstream what;
     what << "Out-of-bounds shared memory " << ((flags & kWrite) ? "write" : "read") << " of "
          << bytes << " bytes at " << hex(a) << ": offset " << offset
-         << " of the block's shared memory, which holds " << static_end
+         << " of the block's shared memory, which holds "
+         << launch.static_shared_bytes.load(std::memory_order_relaxed)
          << " bytes of __shared__ variables and " << launch.shared_bytes
          << " bytes of dynamic shared memory";
-    if (offset >= kStaticSharedLimit) {
-      what << " (" << offset - kStaticSharedLimit << " bytes into the dynamic part)";
+    if (dynamic != LaunchState::kDynamicNotPlaced && offset >= dynamic) {
+      what << " (" << offset - dynamic << " bytes into the dynamic part, which starts at offset "
+           << dynamic << ")";
     }
     r.message = what.str();
     run.launch->report(std::move(r), cudaErrorIllegalAddress, site);

@@ -49,6 +49,12 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
 // Lanes of the caller's warp that have not exited.
 unsigned active_lanes() noexcept;
 
+// `p`'s offset in the block's shared window as the GPU numbers it (the
+// block's first 1 KiB is the hardware's, so user shared memory starts at
+// 1024 on sm_80 and later); a pointer outside the block's shared memory
+// stops the block with a report, as no GPU offset is right for it.
+std::size_t shared_window_offset(const void* p, const std::source_location& site);
+
 // Validates an atomic access through a traced pointer; false means drop it.
 // Atomics are on scalars, whose alignment is their size.
 inline bool atomic_allowed(const Allocation* allocation, const void* address, std::size_t bytes,
@@ -80,6 +86,12 @@ T from_bits(std::uint64_t bits) noexcept {
 namespace device_api {
 
 inline constexpr int warpSize = 32;
+
+// ---- address spaces -------------------------------------------------------
+inline std::size_t __cvta_generic_to_shared(
+    const void* p, std::source_location site = std::source_location::current()) {
+  return detail::shared_window_offset(p, site);
+}
 
 // ---- barriers -------------------------------------------------------------
 inline void __syncthreads(std::source_location site = std::source_location::current()) {
