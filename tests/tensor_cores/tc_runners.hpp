@@ -63,7 +63,7 @@ TENSOR_CORES_RUNNERS
 Gemm wmma_f16_tile_ptx64(const std::vector<std::uint16_t>& a,
                          const std::vector<std::uint16_t>& b_col_major, const std::vector<float>& c,
                          bool satfinite);
-}
+}  // namespace on_gpu
 
 #undef TENSOR_CORES_RUNNERS
 
