@@ -2,13 +2,17 @@
 // (mma.sync: warp_mma.cpp, ldmatrix: warp_ldmatrix.cpp) meets its warp.
 //
 // On the GPU the instruction reads all 32 lanes' registers at once. Here
-// each lane leaves a pointer to its registers in a per-block table and parks
-// in a rendezvous (the warp collectives' own, warp.cpp); once all 32 have
-// arrived each lane reads the others' registers from the table and computes
-// its own result, then waits in a second rendezvous, so that no lane leaves
-// (and reuses the stack its registers live on) while another still reads
-// them. A call made by fewer lanes (the others exited, or took another
-// branch) is a warp_collective report naming the caller's line.
+// each lane leaves a pointer to its registers (and, for warp_exchange_once,
+// to its destination) in a per-block table and parks in a rendezvous (the
+// warp collectives' own, warp.cpp); once all 32 have arrived, either each
+// lane reads the others' registers from the table and computes its own
+// result (warp_exchange), or the first lane to run computes every lane's
+// result into their destinations (warp_exchange_once: the work is done once
+// per instruction, not 32 times). Then all wait in a second rendezvous, so
+// that no lane leaves (and reuses the stack its registers and destination
+// live on) while another still uses them. A call made by fewer lanes (the
+// others exited, or took another branch) is a warp_collective report naming
+// the caller's line.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,7 @@ inline constexpr unsigned kFullWarp = 0xffffffffu;
 // rendezvous arrived with the same count, a stale entry has an older one.
 struct ExchangeEntry {
   const void* registers = nullptr;
+  void* destination = nullptr;  // warp_exchange_once only
   std::uint32_t syncs = 0;
   std::source_location site;
   bool valid = false;
@@ -41,6 +46,11 @@ struct ExchangeTable {
   std::uint64_t launch = 0;
   std::uint64_t block = 0;
   std::vector<ExchangeEntry> lanes;
+  // Per warp: the warp's collective count after the last rendezvous a lane
+  // found complete (0: none yet). The count is unique to one rendezvous, so
+  // the other lanes of that call need not check again, and for
+  // warp_exchange_once, compute only in the first lane.
+  std::vector<std::uint32_t> complete_after;
 };
 
 inline ExchangeTable& exchange_table_for(const BlockRun& run) {
@@ -51,13 +61,16 @@ inline ExchangeTable& exchange_table_for(const BlockRun& run) {
     table.launch = run.launch->id;
     table.block = run.info.block_linear;
     table.lanes.assign(run.thread_count, ExchangeEntry{});
+    table.complete_after.assign((run.thread_count + 31) / 32, 0);
   }
   return table;
 }
 
 inline bool same_site(const std::source_location& a, const std::source_location& b) {
+  // One call site's file name is one string: comparing pointers first spares
+  // 32 x 32 strcmp per instruction.
   return a.line() == b.line() && a.column() == b.column() &&
-         std::strcmp(a.file_name(), b.file_name()) == 0;
+         (a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0);
 }
 
 inline std::string hex_mask(unsigned mask) {
@@ -87,34 +100,34 @@ inline std::string missing_lanes(const WarpState& warp, const ExchangeTable& tab
   return {};
 }
 
-// One warp-wide call: `mine` (this lane's registers) is shown to the warp;
-// when all 32 lanes are there, compute(lanes) runs with every lane's
-// registers (lanes[l] is lane l's `mine`) and the result is true; otherwise
-// the report names `instruction`, `when_missing` says what the destination
-// holds then, and the result is false.
-template <class Registers, class Compute>
-bool warp_exchange(const Registers& mine, const char* instruction, const char* when_missing,
-                   const std::source_location& site, Compute&& compute) {
+// The rendezvous both forms share: on_complete(entries, first) runs in every
+// lane once all 32 are there (entries: the warp's table entries in lane
+// order; first: whether this lane is the first of the call to run it);
+// otherwise this lane reports. The result: whether all 32 were there.
+template <class OnComplete>
+bool warp_rendezvous(const void* mine, void* destination, const char* instruction,
+                     const char* when_missing, const std::source_location& site,
+                     OnComplete&& on_complete) {
   ThreadState* me = current_thread;
   BlockRun* run = me->run;
   if (!run) return false;  // outside a kernel: nothing to meet
   WarpState& warp = run->warps[me->warp];
   ExchangeTable& table = exchange_table_for(*run);
   ExchangeEntry& entry = table.lanes[me->linear];
-  entry = ExchangeEntry{&mine, warp.syncs, site, true};
+  entry = ExchangeEntry{mine, destination, warp.syncs, site, true};
 
   // Rendezvous 1: every lane's registers are in the table. Exited lanes
   // need not arrive at a collective, so the check below counts them.
   run->collective(WarpOp::sync, warp.existing, 0, 0, 32, site);
 
-  const std::string missing = missing_lanes(warp, table, me->warp, entry);
+  // Between the two rendezvous the warp's count stays at warp.syncs.
+  std::uint32_t& complete_after = table.complete_after[me->warp];
+  const bool first = complete_after != warp.syncs;
+  const std::string missing = first ? missing_lanes(warp, table, me->warp, entry) : std::string();
   const bool complete = missing.empty();
   if (complete) {
-    const Registers* lanes[32];
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      lanes[lane] = static_cast<const Registers*>(table.lanes[me->warp * 32 + lane].registers);
-    }
-    compute(lanes);
+    complete_after = warp.syncs;
+    on_complete(&table.lanes[me->warp * 32], first);
   } else {
     run->report(ReportKind::warp_collective, me->linear,
                 std::string(instruction) +
@@ -123,10 +136,49 @@ bool warp_exchange(const Registers& mine, const char* instruction, const char* w
                 &site, cudaErrorLaunchFailure);
   }
 
-  // Rendezvous 2: nobody returns while another lane still reads its registers.
+  // Rendezvous 2: nobody returns while another lane still uses its registers.
   run->collective(WarpOp::sync, warp.existing, 0, 0, 32, site);
   entry.valid = false;
   return complete;
+}
+
+// One warp-wide call: `mine` (this lane's registers) is shown to the warp;
+// when all 32 lanes are there, compute(lanes) runs with every lane's
+// registers (lanes[l] is lane l's `mine`) and the result is true; otherwise
+// the report names `instruction`, `when_missing` says what the destination
+// holds then, and the result is false.
+template <class Registers, class Compute>
+bool warp_exchange(const Registers& mine, const char* instruction, const char* when_missing,
+                   const std::source_location& site, Compute&& compute) {
+  return warp_rendezvous(&mine, nullptr, instruction, when_missing, site,
+                         [&](const ExchangeEntry* entries, bool) {
+                           const Registers* lanes[32];
+                           for (unsigned lane = 0; lane < 32; ++lane) {
+                             lanes[lane] = static_cast<const Registers*>(entries[lane].registers);
+                           }
+                           compute(lanes);
+                         });
+}
+
+// The same, but compute(lanes, destinations) runs once per call of the warp,
+// in the first lane to resume, and fills every lane's destination
+// (destinations[l] is lane l's `destination`), which the other lanes then
+// hold. For instructions whose lanes' results share most of their work.
+template <class Registers, class Result, class Compute>
+bool warp_exchange_once(const Registers& mine, Result& destination, const char* instruction,
+                        const char* when_missing, const std::source_location& site,
+                        Compute&& compute) {
+  return warp_rendezvous(&mine, &destination, instruction, when_missing, site,
+                         [&](const ExchangeEntry* entries, bool first) {
+                           if (!first) return;
+                           const Registers* lanes[32];
+                           Result* destinations[32];
+                           for (unsigned lane = 0; lane < 32; ++lane) {
+                             lanes[lane] = static_cast<const Registers*>(entries[lane].registers);
+                             destinations[lane] = static_cast<Result*>(entries[lane].destination);
+                           }
+                           compute(lanes, destinations);
+                         });
 }
 
 }  // namespace cudalab::emu::detail

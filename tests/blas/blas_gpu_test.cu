@@ -3,16 +3,25 @@
 // binary, and bit for bit with it on integer-valued inputs, exact in every
 // mode. Skipped, with the reason, where there is no GPU. Nothing here asserts
 // a speed.
+//
+// With CUDALAB_NUMERICS_OUT=dir (the variable of tests/numerics, so that one
+// `ctest -L numerics` records both), the two measuring tests also write their
+// figures into dir/blas.json, for the record in docs/results/numerics/.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "cudalab/blas.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/device_info.hpp"
+#include "cudalab/results.hpp"
 #include "gemm_check.hpp"
 
 namespace {
@@ -40,6 +49,37 @@ Matrix run_cublas(cudalab::blas::Handle& handle, const Problem& p, const Mode& m
   return result;
 }
 
+// "13.0" from CUDA's 13000.
+std::string cuda_version(int encoded) {
+  return std::to_string(encoded / 1000) + "." + std::to_string(encoded % 1000 / 10);
+}
+
+// Puts `figures` under `section` in dir/blas.json. ctest runs each test in a
+// process of its own, one GPU test at a time, so each test reads the file
+// the other may have written and adds its part.
+void record(const char* section, const nlohmann::json& figures) {
+  const char* dir = std::getenv("CUDALAB_NUMERICS_OUT");
+  if (dir == nullptr) return;
+  const std::string path = std::string(dir) + "/blas.json";
+  nlohmann::json file = nlohmann::json::object();
+  if (std::ifstream in(path); in) {
+    file = nlohmann::json::parse(in, nullptr, false);
+    if (!file.is_object()) file = nlohmann::json::object();  // unreadable: start again
+  }
+  const cudalab::DeviceFacts gpu = cudalab::query_device();
+  file["what"] =
+      "cudalab::blas on the GPU (tests/blas/blas_gpu_test.cu): cuBLAS and the CPU stand-in "
+      "against fp64 and the Blanchard et al. bound of tests/blas/gemm_check.hpp, per mode";
+  file["gpu"] = gpu.name;
+  file["compute_capability"] = gpu.compute_capability();
+  file["driver_cuda_version"] = cuda_version(gpu.driver_version);
+  file["runtime_cuda_version"] = cuda_version(gpu.runtime_version);
+  file["date"] = cudalab::utc_timestamp_now();
+  file["git_revision"] = cudalab::git_revision();
+  file[section] = figures;
+  std::ofstream(path) << file.dump(2) << "\n";
+}
+
 Matrix run_stand_in(const Problem& p, const Mode& mode) {
   Matrix result = p.c;
   cudalab::blas::cpu_gemm(p.call(mode, p.a.data(), p.b.data(), result.data()));
@@ -51,8 +91,10 @@ TEST(BlasGpu, CublasIsWithinTheBoundInEveryModeAndNearTheStandIn) {
   SKIP_WITHOUT_GPU();
   cudalab::blas::Handle handle;
   std::uint32_t seed = 1000;
+  nlohmann::json figures = nlohmann::json::object();
   for (const Mode& mode : all_modes) {
-    double gpu_worst = 0, cpu_worst = 0, gpu_ratio = 0;
+    double gpu_worst = 0, cpu_worst = 0, gpu_ratio = 0, cpu_ratio = 0;
+    int problems = 0;
     for (const Shape& s : shapes) {
       for (Op op_a : ops) {
         for (Op op_b : ops) {
@@ -68,6 +110,8 @@ TEST(BlasGpu, CublasIsWithinTheBoundInEveryModeAndNearTheStandIn) {
             gpu_worst = std::max(gpu_worst, gpu.max_relative);
             cpu_worst = std::max(cpu_worst, cpu.max_relative);
             gpu_ratio = std::max(gpu_ratio, gpu.max_ratio);
+            cpu_ratio = std::max(cpu_ratio, cpu.max_ratio);
+            ++problems;
           }
         }
       }
@@ -76,7 +120,18 @@ TEST(BlasGpu, CublasIsWithinTheBoundInEveryModeAndNearTheStandIn) {
         "%-14s max |error| / (|a||A||B| + |b||C|): cuBLAS %.3g, stand-in %.3g; "
         "cuBLAS error / bound %.3g\n",
         mode.name, gpu_worst, cpu_worst, gpu_ratio);
+    figures[mode.name] = {{"problems", problems},
+                          {"max_error_over_abs_product_cublas", gpu_worst},
+                          {"max_error_over_abs_product_stand_in", cpu_worst},
+                          {"max_error_over_bound_cublas", gpu_ratio},
+                          {"max_error_over_bound_stand_in", cpu_ratio}};
   }
+  figures["note"] =
+      "error over abs product: max over C of |error| / (|alpha||A||B| + |beta||C|); over bound: "
+      "max of |error| / the bound (k roundings for cuBLAS, ceil(k/b) for the stand-in); "
+      "shapes 1x1x1, 2x3x5, 7x11x13, 17x33x129, 64x48x256, all four transposes, "
+      "(alpha, beta) = (1, 0) and (1.5, -0.75), inputs uniform in [-1, 1)";
+  record("within_bound", figures);
 }
 
 // Small integers are exact in every format and every partial sum stays below
@@ -86,6 +141,7 @@ TEST(BlasGpu, IntegerInputsGiveTheSameBitsAsTheStandIn) {
   SKIP_WITHOUT_GPU();
   cudalab::blas::Handle handle;
   std::uint32_t seed = 5000;
+  nlohmann::json figures = nlohmann::json::object();
   for (const Mode& mode : all_modes) {
     long compared = 0, differing = 0;
     for (const Shape& s : shapes) {
@@ -113,7 +169,9 @@ TEST(BlasGpu, IntegerInputsGiveTheSameBitsAsTheStandIn) {
     std::printf("%-14s integer inputs: %ld elements compared, %ld differ\n", mode.name, compared,
                 differing);
     EXPECT_EQ(differing, 0) << mode.name;
+    figures[mode.name] = {{"elements_compared", compared}, {"elements_differing", differing}};
   }
+  record("integer_inputs_bit_for_bit", figures);
 }
 
 // The issue's A * I probe: cuBLAS in TF32 mode rounds its inputs to nearest

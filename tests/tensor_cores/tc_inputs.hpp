@@ -2,6 +2,8 @@
 // emulator test and the GPU comparison.
 #pragma once
 
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -141,6 +143,75 @@ inline std::vector<float> model_one_instruction(const std::vector<std::uint32_t>
     for (int i = 0; i < 4; ++i) {
       const nx::MatrixCoord at = nx::m16n8_c_element(lane, i);
       d[4 * lane + i] = nx::mma_dot(a[at.row], b_columns[at.col], k, 0.0f, format);
+    }
+  }
+  return d;
+}
+
+// One 16 x 16 x 16 tile, D = A·B + C, whose D holds infinities and NaNs,
+// fp16 or bf16 operands (bit patterns). Rows of D, by column j % 4 (B's rows
+// 0 and 1 are s, -s, 0, 1 there; s = 1, or 2^100 in bf16):
+//   0  A[0][0] = +inf:            +inf, -inf, NaN (inf * 0), +inf
+//   1  A[1][0] = -inf:            the mirror of row 0
+//   2  A[2][0] = NaN:             NaN
+//   3  C = +inf, -inf, NaN, FLT_MAX (finite A, B)
+//   4  A[4][0..1] = +inf, -inf:   NaN (inf - inf, or inf * 0)
+//   5  A[5][0..1] = s, s:         bf16: +inf, -inf (2 * 2^200 overflows fp32), 0, 2^101
+//   6  A[6][0..1] = s, -s:        bf16: products of 2^200 that cancel exactly; what
+//                                 is left of the small terms at that alignment
+// The other elements: small integers, so the finite results are exact.
+struct SpecialsTile {
+  bool bf16 = false;
+  std::vector<std::uint16_t> a;            // 16 x 16, row-major
+  std::vector<std::uint16_t> b_col_major;  // B (16 x 16, k x n), element (k, n) at n * 16 + k
+  std::vector<float> c;                    // 16 x 16, row-major
+};
+
+inline SpecialsTile specials_tile(bool bf16) {
+  auto pattern = [bf16](float v) {
+    return bf16 ? nx::fp32_to_bf16_bits(v) : nx::fp32_to_fp16_bits(v);
+  };
+  const std::uint16_t plus_inf = bf16 ? 0x7f80 : 0x7c00, minus_inf = bf16 ? 0xff80 : 0xfc00;
+  const std::uint16_t nan = bf16 ? 0x7fc0 : 0x7e00;
+  const float s = bf16 ? std::ldexp(1.0f, 100) : 1.0f;
+  SpecialsTile t{bf16, std::vector<std::uint16_t>(256), std::vector<std::uint16_t>(256),
+                 std::vector<float>(256)};
+  const std::vector<float> filler = random_floats(3 * 256, 21, true);  // integers in [-4, 4]
+  for (int i = 0; i < 256; ++i) {
+    t.a[i] = pattern(filler[i]);
+    t.b_col_major[i] = pattern(filler[256 + i]);
+    t.c[i] = filler[512 + i];
+  }
+  auto a = [&t](int row, int k) -> std::uint16_t& { return t.a[16 * row + k]; };
+  for (int n = 0; n < 16; ++n) {
+    const float b_value[4] = {s, -s, 0.0f, 1.0f};
+    t.b_col_major[16 * n + 0] = t.b_col_major[16 * n + 1] = pattern(b_value[n % 4]);
+  }
+  a(0, 0) = plus_inf;
+  a(1, 0) = minus_inf;
+  a(2, 0) = nan;
+  const float c_row3[4] = {INFINITY, -INFINITY, NAN, FLT_MAX};
+  for (int n = 0; n < 16; ++n) t.c[16 * 3 + n] = c_row3[n % 4];
+  a(4, 0) = plus_inf;
+  a(4, 1) = minus_inf;
+  a(5, 0) = a(5, 1) = pattern(s);
+  a(6, 0) = pattern(s);
+  a(6, 1) = pattern(-s);
+  return t;
+}
+
+// D of that tile by the block-FMA model: one block of 16 per element.
+inline std::vector<float> model_tile(const SpecialsTile& t) {
+  const nx::MmaFormat format = t.bf16 ? nx::MmaFormat::bf16 : nx::MmaFormat::fp16;
+  std::vector<float> d(256);
+  std::uint32_t row[16], column[16];
+  for (int m = 0; m < 16; ++m) {
+    for (int n = 0; n < 16; ++n) {
+      for (int k = 0; k < 16; ++k) {
+        row[k] = t.a[16 * m + k];
+        column[k] = t.b_col_major[16 * n + k];
+      }
+      d[16 * m + n] = nx::mma_dot(row, column, 16, t.c[16 * m + n], format, 16);
     }
   }
   return d;

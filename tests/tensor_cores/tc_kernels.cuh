@@ -6,6 +6,7 @@
 // of the half-warp mma (kernel_file is its path).
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
 
@@ -61,6 +62,20 @@ __global__ void wmma_f16_gemm(const __half* A, const __half* B, float* C, int M,
     wmma::mma_sync(acc, a, b, acc);
   }
   wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, acc, N, wmma::mem_row_major);
+}
+
+// One warp, one 16 x 16 x 16 tile with a C from memory, so that C too can
+// carry infinities and NaNs: D = A·B + C, A row-major, B column-major.
+template <class T>
+__global__ void wmma_tile_with_c(const T* A, const T* B, const float* C, float* D) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+  wmma::load_matrix_sync(a, A, 16);
+  wmma::load_matrix_sync(b, B, 16);
+  wmma::load_matrix_sync(acc, C, 16, wmma::mem_row_major);
+  wmma::mma_sync(acc, a, b, acc);
+  wmma::store_matrix_sync(D, acc, 16, wmma::mem_row_major);
 }
 
 // ---------------------------------------------------------------- mma.sync
@@ -268,6 +283,30 @@ Gemm mma_f16(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_
              int k, bool swapped_registers) {
   return swapped_registers ? run_gemm<__half>(mma_f16_gemm<true>, a, b, m, n, k, 8)
                            : run_gemm<__half>(mma_f16_gemm<false>, a, b, m, n, k, 8);
+}
+
+Gemm wmma_tile(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b_col_major,
+               const std::vector<float>& c, bool bf16) {
+  const std::uint16_t* d_a = to_device<std::uint16_t>(a);
+  const std::uint16_t* d_b = to_device<std::uint16_t>(b_col_major);
+  const float* d_c = to_device<float>(c);
+  float* d_d = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_d, 256 * sizeof(float)));
+  if (bf16) {
+    wmma_tile_with_c<<<1, 32>>>(reinterpret_cast<const __nv_bfloat16*>(d_a),
+                                reinterpret_cast<const __nv_bfloat16*>(d_b), d_c, d_d);
+  } else {
+    wmma_tile_with_c<<<1, 32>>>(reinterpret_cast<const __half*>(d_a),
+                                reinterpret_cast<const __half*>(d_b), d_c, d_d);
+  }
+  Gemm result;
+  result.error = cudaDeviceSynchronize();
+  result.c = to_host(d_d, 256);
+  CUDA_CHECK(cudaFree(const_cast<std::uint16_t*>(d_a)));
+  CUDA_CHECK(cudaFree(const_cast<std::uint16_t*>(d_b)));
+  CUDA_CHECK(cudaFree(const_cast<float*>(d_c)));
+  CUDA_CHECK(cudaFree(d_d));
+  return result;
 }
 
 Gemm mma_one(const std::vector<std::uint32_t>& registers, bool tf32) {

@@ -29,6 +29,11 @@ struct Registers {
                 const std::vector<std::uint16_t>& b_col_major, int m, int n, int k);             \
   Gemm mma_f16(const std::vector<std::uint16_t>& a, const std::vector<std::uint16_t>& b, int m,  \
                int n, int k, bool swapped_registers);                                            \
+  /* One warp, one wmma 16 x 16 x 16 of fp16 (or bf16) operands with C read from memory: */      \
+  /* a row-major, b column-major, c row-major (16 x 16 each); c holds D, row-major. */           \
+  Gemm wmma_tile(const std::vector<std::uint16_t>& a,                                            \
+                 const std::vector<std::uint16_t>& b_col_major, const std::vector<float>& c,     \
+                 bool bf16);                                                                     \
   /* One warp: every lane passes fragments[0..5] as a[0..3], b[0..1]; lanes 0-15 call */         \
   /* mma_m16n8k16_f16, the others do not. c holds each lane's d[0..3]. */                        \
   Gemm mma_f16_from_half_warp(const std::vector<std::uint32_t>& fragments);                      \
@@ -53,7 +58,12 @@ TENSOR_CORES_RUNNERS
 }
 namespace on_gpu {
 TENSOR_CORES_RUNNERS
-}
+// wmma_tile's fp16 case, compiled from PTX 6.4 at run time, with or without
+// wmma.mma's .satfinite (tc_satfinite_gpu.cu says why).
+Gemm wmma_f16_tile_ptx64(const std::vector<std::uint16_t>& a,
+                         const std::vector<std::uint16_t>& b_col_major, const std::vector<float>& c,
+                         bool satfinite);
+}  // namespace on_gpu
 
 #undef TENSOR_CORES_RUNNERS
 

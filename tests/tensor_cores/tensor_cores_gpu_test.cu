@@ -1,8 +1,14 @@
 // Tensor cores on both backends (labels gpu, numerics): the same GEMMs of
 // tc_kernels.cuh on the GPU (nvcc, real mma.sync and <mma.h>) and on the
-// emulator, same inputs, outputs compared bit for bit. Skipped, with the
-// reason, where there is no GPU.
+// emulator, same inputs, outputs compared bit for bit; and wmma.mma's
+// .satfinite, which only PTX 6.4 still has (tc_satfinite_gpu.cu). Skipped,
+// with the reason, where there is no GPU.
 #include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "cudalab/device_info.hpp"
 #include "tc_inputs.hpp"
@@ -90,6 +96,72 @@ TEST(TensorCoresGpu, KBlockProbe) {
   RecordProperty("wmma_m16n16k16_c00", std::to_string(nx::float_bits(wmma.c[0])));
   EXPECT_EQ(nx::float_bits(mma.c[0]), 0x3f800001u) << "0x3f800000 would be two blocks of 8";
   EXPECT_EQ(nx::float_bits(wmma.c[0]), 0x3f800001u) << "0x3f800000 would be two blocks of 8";
+}
+
+// Infinities and NaNs from operands, from C and (bf16) from products that
+// overflow fp32: the same bits on both backends and in the model.
+TEST(TensorCoresGpu, WmmaInfinitiesAndNaNsAreBitIdenticalOnBothBackends) {
+  SKIP_WITHOUT_GPU();
+  for (bool bf16 : {false, true}) {
+    SCOPED_TRACE(bf16 ? "bf16" : "fp16");
+    const SpecialsTile t = specials_tile(bf16);
+    const Gemm gpu = on_gpu::wmma_tile(t.a, t.b_col_major, t.c, bf16);
+    const Gemm emu = on_emu::wmma_tile(t.a, t.b_col_major, t.c, bf16);
+    expect_same(gpu, emu, model_tile(t));
+    for (int i = 0; i < 256 && !gpu.c.empty() && !emu.c.empty(); ++i) {
+      EXPECT_EQ(nx::float_bits(gpu.c[i]), nx::float_bits(emu.c[i]))
+          << "D(" << i / 16 << ", " << i % 16 << "): GPU " << gpu.c[i] << ", emulator " << emu.c[i];
+    }
+  }
+}
+
+// How many of D's elements the satf rule of the CUDA Programming Guide
+// (+inf -> +MAX_NORM, -inf -> -MAX_NORM, NaN -> +0) would change.
+std::size_t saturated_by_the_guides_rule(const std::vector<float>& unsaturated,
+                                         const std::vector<float>& d) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const float x = unsaturated[i];
+    const float rule = std::isnan(x) ? 0.0f : std::isinf(x) ? std::copysign(FLT_MAX, x) : x;
+    if (nx::float_bits(rule) != nx::float_bits(x) && nx::float_bits(d[i]) == nx::float_bits(rule)) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// The wmma kernel without .satfinite, from PTX 6.4 at run time: the loading
+// path of the test below gives what nvcc's wmma gives.
+TEST(TensorCoresGpu, SatfiniteProbeWithoutTheModifierMatchesTheEmulator) {
+  SKIP_WITHOUT_GPU();
+  const SpecialsTile t = specials_tile(false);
+  expect_same(on_gpu::wmma_f16_tile_ptx64(t.a, t.b_col_major, t.c, false),
+              on_emu::wmma_tile(t.a, t.b_col_major, t.c, false), model_tile(t));
+}
+
+// wmma.mma ... .f32.f32.satfinite (PTX 6.4; ptxas: "may produce unexpected
+// results on sm_70 and later") gives the unsaturated D: ptxas compiles it to
+// the same cubin as without the modifier, so the emulator, which has no satf,
+// gives the GPU's bits. Should this fail, the GPU saturates after all: the
+// count says whether by the Programming Guide's rule.
+TEST(TensorCoresGpu, SatfiniteIsIgnoredByTheGpuAsByTheEmulator) {
+  SKIP_WITHOUT_GPU();
+  const SpecialsTile t = specials_tile(false);
+  const Gemm gpu = on_gpu::wmma_f16_tile_ptx64(t.a, t.b_col_major, t.c, true);
+  const Gemm emu = on_emu::wmma_tile(t.a, t.b_col_major, t.c, false);
+  ASSERT_EQ(gpu.error, cudaSuccess);
+  ASSERT_EQ(emu.error, cudaSuccess);
+  std::size_t specials = 0;
+  for (float x : emu.c) specials += std::isnan(x) || std::isinf(x);
+  const std::size_t saturated = saturated_by_the_guides_rule(emu.c, gpu.c);
+  std::printf(
+      "wmma .satfinite: %zu of %zu elements of D differ from the unsaturated D; "
+      "%zu of its %zu infinities and NaNs became what the satf rule gives\n",
+      differing(gpu.c, emu.c), gpu.c.size(), saturated, specials);
+  RecordProperty("differing_from_unsaturated", std::to_string(differing(gpu.c, emu.c)));
+  RecordProperty("saturated_by_the_rule", std::to_string(saturated));
+  EXPECT_GE(specials, 64u) << "the tile must hold infinities and NaNs";
+  EXPECT_EQ(differing(gpu.c, emu.c), 0u);
 }
 
 TEST(TensorCoresGpu, LdmatrixGivesTheSameRegistersOnBothBackends) {

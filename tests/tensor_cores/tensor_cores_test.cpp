@@ -9,6 +9,7 @@
 
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
+#include "cudalab/emu/wmma.hpp"
 #include "tc_inputs.hpp"
 #include "tc_runners.hpp"
 
@@ -97,6 +98,60 @@ TEST(TensorCoresEmu, Bf16AndTf32InstructionsMatchTheModelBitForBit) {
           << (tf32 ? "mma_m16n8k8_tf32" : "mma_m16n8k16_bf16") << ", seed " << seed;
     }
   }
+}
+
+// Where the specials tile (tc_inputs.hpp) puts infinities and NaNs, and the
+// whole tile bit for bit as the model has it.
+TEST(TensorCoresEmu, WmmaKeepsInfinitiesAndNaNsWhereTheModelPutsThem) {
+  auto scoped = quiet();
+  constexpr std::uint32_t plus_inf = 0x7f800000u, minus_inf = 0xff800000u, nan = 0x7fffffffu;
+  for (bool bf16 : {false, true}) {
+    SCOPED_TRACE(bf16 ? "bf16" : "fp16");
+    const SpecialsTile t = specials_tile(bf16);
+    const Gemm g = on_emu::wmma_tile(t.a, t.b_col_major, t.c, bf16);
+    ASSERT_EQ(g.error, cudaSuccess);
+    EXPECT_EQ(differing(g.c, model_tile(t)), 0u);
+    auto d = [&g](int row, int col) { return nx::float_bits(g.c[16 * row + col]); };
+    for (int n = 0; n < 16; ++n) {
+      const std::uint32_t row0[4] = {plus_inf, minus_inf, nan, plus_inf};
+      const std::uint32_t row1[4] = {minus_inf, plus_inf, nan, minus_inf};
+      const std::uint32_t row3[4] = {plus_inf, minus_inf, nan, 0x7f7fffffu};
+      EXPECT_EQ(d(0, n), row0[n % 4]) << "D(0, " << n << ")";
+      EXPECT_EQ(d(1, n), row1[n % 4]) << "D(1, " << n << ")";
+      EXPECT_EQ(d(2, n), nan) << "D(2, " << n << ")";
+      EXPECT_EQ(d(3, n), row3[n % 4]) << "D(3, " << n << ")";
+      EXPECT_EQ(d(4, n), nan) << "D(4, " << n << ")";
+      if (bf16 && n % 4 < 2) {
+        EXPECT_EQ(d(5, n), n % 4 == 0 ? plus_inf : minus_inf) << "D(5, " << n << "): 2^201";
+      }
+    }
+  }
+}
+
+// CUDA 13's <mma.h> has no satf for a float accumulator, and neither has the
+// emulator's: code that asks for it fails to compile on both backends.
+template <class T>
+constexpr bool mma_sync_takes_satf = requires(
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>& d,
+    const nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, T, nvcuda::wmma::row_major>& a,
+    const nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, T, nvcuda::wmma::col_major>&
+        b) {
+  nvcuda::wmma::mma_sync(d, a, b, d, true);
+};
+template <class T>
+constexpr bool mma_sync_callable = requires(
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>& d,
+    const nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, T, nvcuda::wmma::row_major>& a,
+    const nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, T, nvcuda::wmma::col_major>&
+        b) {
+  nvcuda::wmma::mma_sync(d, a, b, d);
+};
+
+TEST(TensorCoresEmu, WmmaMmaSyncHasNoSatfForFloatAccumulatorsAsInCuda13) {
+  EXPECT_TRUE(mma_sync_callable<__half>);
+  EXPECT_TRUE(mma_sync_callable<__nv_bfloat16>);
+  EXPECT_FALSE(mma_sync_takes_satf<__half>);
+  EXPECT_FALSE(mma_sync_takes_satf<__nv_bfloat16>);
 }
 
 TEST(TensorCoresEmu, AWrongLaneToElementMappingGivesWrongResults) {

@@ -11,9 +11,11 @@
 //   b  2 registers, likewise
 //   c  4 floats, d 4 floats (d may be c)
 // All 32 lanes of the warp must make the call together. Under nvcc it is the
-// instruction (sm_80 or newer); on the emulator every lane meets the others,
-// each gets its own D computed with numerics::mma_dot (the H200's
-// arithmetic, bit for bit), and a call from part of a warp is reported.
+// instruction (sm_80 or newer); on the emulator the lanes meet, the warp's D
+// is computed once with numerics::mma_dot's arithmetic (the H200's, bit for
+// bit), and a call from part of a warp is reported.
+// There is no saturating form: PTX's mma.sync has .satfinite only for
+// integer types; an f32 D keeps its infinities and NaNs.
 #pragma once
 
 #include <cstdint>

@@ -244,15 +244,23 @@ constexpr ::cudalab::numerics::MmaFormat format_of() {
 }  // namespace detail
 
 // D = A·B + C as two mma.sync of 16 x 8 (columns 0-7, then 8-15); d may be c.
+//
+// No `satf` argument, as in CUDA 13.0's <mma.h>, whose floating-point
+// mma_sync overloads have none (only the integer ones do): a call with satf
+// fails to compile on both backends alike. PTX removed .satfinite from
+// floating-point wmma.mma in ISA 6.5, and forced through PTX 6.4, ptxas
+// drops it for sm_80 and sm_90 (the cubin is byte for byte the one without
+// it), so the GPU keeps the infinities and NaNs that the CUDA Programming
+// Guide's satf rule (+-MAX_NORM, +0) would replace. tests/tensor_cores
+// checks both on the GPU (TensorCoresGpu.Satfinite*).
 template <int K, class T, class LayoutA, class LayoutB>
 inline void mma_sync(fragment<accumulator, 16, 16, K, float>& d,
                      const fragment<matrix_a, 16, 16, K, T, LayoutA>& a,
                      const fragment<matrix_b, 16, 16, K, T, LayoutB>& b,
-                     const fragment<accumulator, 16, 16, K, float>& c, bool satf = false,
+                     const fragment<accumulator, 16, 16, K, float>& c,
                      std::source_location site = std::source_location::current()) {
   namespace emu = ::cudalab::emu::detail;
   constexpr auto format = detail::format_of<T>();
-  (void)satf;  // saturation to finite values is not modelled
   float result[8];
   for (int half = 0; half < 2; ++half) {
     emu::MmaRegisters r{};

@@ -114,30 +114,36 @@ CUDALAB_HOST_DEVICE inline Unpacked exact_product(const Unpacked& a, const Unpac
 // Infinities and NaNs skip the arithmetic: NaN in, inf * 0 or inf - inf
 // give the canonical NaN; otherwise an infinity wins with its sign.
 struct SpecialCase {
-  bool any = false;
-  float result = 0.0f;
+  bool nan = false;
+  bool plus_infinity = false;
+  bool minus_infinity = false;
 };
 
-CUDALAB_HOST_DEVICE inline SpecialCase special_case(const std::uint32_t* a, const std::uint32_t* b,
-                                                    int k, float c, MmaFormat format) {
-  bool nan = false, plus_infinity = false, minus_infinity = false;
-  auto note_infinity = [&](bool negative) { (negative ? minus_infinity : plus_infinity) = true; };
-  for (int i = 0; i < k; ++i) {
-    const Unpacked x = unpack_operand(a[i], format);
-    const Unpacked y = unpack_operand(b[i], format);
-    if (x.is_nan || y.is_nan) nan = true;
-    const bool x_zero = !x.is_infinite && !x.is_nan && x.significand == 0;
-    const bool y_zero = !y.is_infinite && !y.is_nan && y.significand == 0;
-    if ((x.is_infinite && y_zero) || (y.is_infinite && x_zero)) nan = true;
-    if (x.is_infinite || y.is_infinite) note_infinity(x.negative != y.negative);
+CUDALAB_HOST_DEVICE inline void note_operands(SpecialCase& s, const Unpacked& x,
+                                              const Unpacked& y) {
+  // Almost every pair is finite: one test decides that.
+  if (!(x.is_nan || x.is_infinite || y.is_nan || y.is_infinite)) return;
+  if (x.is_nan || y.is_nan) s.nan = true;
+  const bool x_zero = !x.is_infinite && !x.is_nan && x.significand == 0;
+  const bool y_zero = !y.is_infinite && !y.is_nan && y.significand == 0;
+  if ((x.is_infinite && y_zero) || (y.is_infinite && x_zero)) s.nan = true;
+  if (x.is_infinite || y.is_infinite) {
+    (x.negative != y.negative ? s.minus_infinity : s.plus_infinity) = true;
   }
-  const Unpacked acc = unpack_fp32(c);
-  if (acc.is_nan) nan = true;
-  if (acc.is_infinite) note_infinity(acc.negative);
-  if (nan || (plus_infinity && minus_infinity)) return {true, float_from_bits(fp32_canonical_nan)};
-  if (plus_infinity) return {true, float_from_bits(0x7f800000u)};
-  if (minus_infinity) return {true, float_from_bits(0xff800000u)};
-  return {};
+}
+
+CUDALAB_HOST_DEVICE inline void note_accumulator(SpecialCase& s, const Unpacked& c) {
+  if (c.is_nan) s.nan = true;
+  if (c.is_infinite) (c.negative ? s.minus_infinity : s.plus_infinity) = true;
+}
+
+CUDALAB_HOST_DEVICE inline bool any_special(const SpecialCase& s) {
+  return s.nan || s.plus_infinity || s.minus_infinity;
+}
+
+CUDALAB_HOST_DEVICE inline float special_result(const SpecialCase& s) {
+  if (s.nan || (s.plus_infinity && s.minus_infinity)) return float_from_bits(fp32_canonical_nan);
+  return float_from_bits(s.plus_infinity ? 0x7f800000u : 0xff800000u);
 }
 
 // Step 2: the alignment exponent, the largest exponent of a non-zero term.
@@ -167,12 +173,12 @@ CUDALAB_HOST_DEVICE inline std::int64_t align_and_truncate(const Unpacked& term,
 }
 
 CUDALAB_HOST_DEVICE inline int highest_set_bit(std::uint64_t value) {
-  int position = -1;
-  while (value != 0) {
-    value >>= 1;
-    ++position;
-  }
-  return position;
+  if (value == 0) return -1;
+#if defined(__CUDA_ARCH__)
+  return 63 - __clzll(static_cast<long long>(value));
+#else
+  return 63 - __builtin_clzll(value);
+#endif
 }
 
 // Step 5: sum * 2^(alignment - kept_fraction_bits), normalised once and
@@ -201,6 +207,36 @@ CUDALAB_HOST_DEVICE inline float normalise_toward_zero(std::int64_t sum, int ali
   return float_from_bits(sign | (exponent_field << 23) | static_cast<std::uint32_t>(fraction_bits));
 }
 
+// The products one block sums: a longer block is cut there (the specials of
+// the operands past the cut still count).
+inline constexpr int max_block_products = 64;
+
+// One block from operands already unpacked by unpack_operand (k at most
+// max_block_products): the arithmetic of mma_block_fma, for callers that use
+// each operand in many blocks, as the emulator's mma.sync does. Two passes
+// over the products (the alignment exponent, then the sum) instead of an
+// array of them: a product is three integer operations.
+CUDALAB_HOST_DEVICE inline float block_fma_unpacked(const Unpacked* a, const Unpacked* b, int k,
+                                                    float c) {
+  SpecialCase special;
+  AlignmentExponent alignment;
+  for (int i = 0; i < k; ++i) {
+    note_operands(special, a[i], b[i]);
+    include_in_alignment(alignment, exact_product(a[i], b[i]));  // specials: unused then
+  }
+  const Unpacked accumulator = unpack_fp32(c);
+  note_accumulator(special, accumulator);
+  if (any_special(special)) return special_result(special);
+  include_in_alignment(alignment, accumulator);
+  if (!alignment.any_nonzero) return 0.0f;
+
+  std::int64_t sum = align_and_truncate(accumulator, alignment.exponent);
+  for (int i = 0; i < k; ++i) {
+    sum += align_and_truncate(exact_product(a[i], b[i]), alignment.exponent);
+  }
+  return normalise_toward_zero(sum, alignment.exponent);
+}
+
 }  // namespace block_fma_detail
 
 // d = sum over i < k of a[i]*b[i], plus c, as one tensor-core block (k up
@@ -210,24 +246,22 @@ CUDALAB_HOST_DEVICE inline float normalise_toward_zero(std::int64_t sum, int ali
 CUDALAB_HOST_DEVICE inline float mma_block_fma(const std::uint32_t* a, const std::uint32_t* b,
                                                int k, float c, MmaFormat format) {
   using namespace block_fma_detail;
-  const SpecialCase special = special_case(a, b, k, c, format);
-  if (special.any) return special.result;
-
-  constexpr int max_terms = 64;  // products of one block, plus c
-  Unpacked terms[max_terms + 1];
-  const int products = k < max_terms ? k : max_terms;
-  AlignmentExponent alignment;
-  for (int i = 0; i < products; ++i) {
-    terms[i] = exact_product(unpack_operand(a[i], format), unpack_operand(b[i], format));
-    include_in_alignment(alignment, terms[i]);
+  Unpacked x[max_block_products], y[max_block_products];
+  SpecialCase past_the_cut;
+  for (int i = 0; i < k; ++i) {
+    const Unpacked xi = unpack_operand(a[i], format), yi = unpack_operand(b[i], format);
+    if (i < max_block_products) {
+      x[i] = xi;
+      y[i] = yi;
+    } else {
+      note_operands(past_the_cut, xi, yi);
+    }
   }
-  terms[products] = unpack_fp32(c);
-  include_in_alignment(alignment, terms[products]);
-  if (!alignment.any_nonzero) return 0.0f;
-
-  std::int64_t sum = 0;
-  for (int i = 0; i <= products; ++i) sum += align_and_truncate(terms[i], alignment.exponent);
-  return normalise_toward_zero(sum, alignment.exponent);
+  const int kept = k < max_block_products ? k : max_block_products;
+  if (!any_special(past_the_cut)) return block_fma_unpacked(x, y, kept, c);
+  for (int i = 0; i < kept; ++i) note_operands(past_the_cut, x[i], y[i]);
+  note_accumulator(past_the_cut, unpack_fp32(c));
+  return special_result(past_the_cut);
 }
 
 // A whole mma.sync dot product of length k: blocks of mma_k_block(format)
