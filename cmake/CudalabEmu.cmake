@@ -12,6 +12,8 @@
 #                                               (with SRA it becomes four 4-byte ones)
 #   --param=tsan-instrument-func-entry-exit=0   no call on every function entry and exit
 #   -g1 (unless the build has -g)               line tables: reports name file:line
+#   -Wno-unknown-pragmas                        CUDA's `#pragma unroll` is nvcc's; GCC unrolls
+#                                               by its own judgement
 #
 # The target must link cudalab::emu (which provides the entry points) and
 # should set ENABLE_EXPORTS so that kernels are named in reports.
@@ -25,5 +27,5 @@ function(cudalab_emu_instrument target)
   endif()
   set_property(SOURCE ${ARGN} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
                -fsanitize=thread -fno-tree-sra --param=tsan-instrument-func-entry-exit=0
-               $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1>)
+               -Wno-unknown-pragmas $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1>)
 endfunction()

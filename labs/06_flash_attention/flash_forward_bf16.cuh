@@ -2,38 +2,51 @@
 // and O, fp32 scores and softmax statistics: FA2's kernel without Hopper's
 // wgmma and TMA.
 //
-// Each warp owns 16 query rows and does both matrix products with
-// mma.sync.m16n8k16 (bf16 in, fp32 accumulate; cudalab/mma.hpp):
-//   S (16 x Bc)  = Q_w (16 x d) K_j^T     Q_w's fragments stay in registers
-//                                          for the whole walk; K_j from shared
-//                                          memory with ldmatrix
-//   O (16 x d)  += P (16 x Bc) V_j        P is S's accumulator registers,
+// A block of 4 warps owns Br = 128 query rows; each warp owns 32 of them as
+// two m16 row tiles, and does both matrix products with mma.sync.m16n8k16
+// (bf16 in, fp32 accumulate; cudalab/mma.hpp):
+//   S (32 x Bc) = Q_w (32 x d) K_j^T      Q_w's A fragments from shared memory
+//                                          (ldmatrix) at every k-step; K_j's
+//                                          B fragments by ldmatrix, each used
+//                                          for both row tiles
+//   O (32 x d) += P (32 x Bc) V_j         P is S's accumulator registers,
 //                                          rounded to bf16 and repacked as A
 //                                          fragments without leaving the
-//                                          registers; V_j with ldmatrix.trans
+//                                          registers; V_j with ldmatrix.trans,
+//                                          each fragment used for both row tiles
+// Two row tiles per warp halve the shared-memory traffic per mma: a B
+// fragment feeds two instructions instead of one (FA2's configuration for
+// d = 128). Q is re-read from shared memory because its fragments for 32
+// rows would not fit beside O's 128 accumulator registers and S's 64.
 // The accumulator layout of an m16n8 tile (lane = 4g + t holds rows g and
 // g + 8, columns 2t and 2t + 1) is exactly what two neighbouring n-tiles
 // of S need to be as one m16k16 A fragment of P: FA2's register trick.
-// A row's Bc = 32 scores of a tile are spread over the 4 lanes of a quad (same
-// g): its max and sum are a reduction over 8 values in a lane, then two
-// __shfl_xor_sync (distances 1 and 2). The sum l is kept per lane (a
+// A row's Bc = 64 scores of a tile are spread over the 4 lanes of a quad
+// (same g): its max and sum are a reduction over 16 values in a lane, then
+// two __shfl_xor_sync (distances 1 and 2). The sum l is kept per lane (a
 // partial row sum; the factor is the same for the quad) and reduced once
 // at the end.
 //
-// Softmax in base 2: s' = s * scale * log2(e), p = exp2(s' - m'), which is
-// exp(s * scale - m) with m = m' / log2(e); exp2f is one instruction
-// (ex2.approx), expf two.
+// Softmax in base 2 with one FFMA and one MUFU.EX2 per score: with
+// c = scale * log2(e) > 0, max(s * c) = c * max(s), so the tile's maximum is
+// taken over the unscaled scores and p = exp2(s * c - m') (m' = c * m) is
+// fmaf then cudalab::exp2_approx; exp(s * scale - m) = exp2(s * c - m').
+// (A negative scale would need the minimum instead: the kernel refuses one.)
 //
-// Memory: Q's block (Br x d) and two stages of K and V tiles (Bc x d each)
-// in shared memory, rows padded by 16 bytes so that the 8 rows an ldmatrix
-// phase reads fall into 8 different groups of 4 banks. Tiles arrive by
-// cp.async (16 bytes per copy, zero-filled past the last key): while the
-// tensor cores work on tile j, tile j + 1 is on its way.
+// Memory: Q's block (Br x d) and one tile each of K and V (Bc x d) in shared
+// memory, rows padded by 16 bytes so that the 8 rows an ldmatrix phase reads
+// fall into 8 different groups of 4 banks: 68 KiB at d = 128, so with 255
+// registers per thread two blocks share an SM. Tiles arrive by cp.async (16
+// bytes per copy, zero-filled past the last key). FA2's pipeline: V_j
+// arrives while S = Q K_j^T is computed, K_{j+1} while the softmax and
+// O += P V_j are.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include <cuda_bf16.h>
 
@@ -41,6 +54,7 @@
 #include "causal_mask.cuh"
 #include "cudalab/async_copy.hpp"
 #include "cudalab/check.hpp"
+#include "cudalab/fast_math.hpp"
 #include "cudalab/kernel.hpp"
 #include "cudalab/ldmatrix.hpp"
 #include "cudalab/mma.hpp"
@@ -49,8 +63,9 @@ namespace lab06 {
 inline namespace CUDALAB_BACKEND {
 
 inline constexpr int kTcWarps = 4;
-inline constexpr int kTcQueryRows = 16 * kTcWarps;  // Br: 16 rows per warp
-inline constexpr int kTcKeyRows = 32;               // Bc
+inline constexpr int kTcRowTiles = 2;                             // m16 row tiles per warp
+inline constexpr int kTcQueryRows = 16 * kTcRowTiles * kTcWarps;  // Br
+inline constexpr int kTcKeyRows = 64;                             // Bc
 inline constexpr float kLog2e = 1.4426950408889634f;
 
 template <int D>
@@ -58,7 +73,7 @@ inline constexpr int kTcRowStride = D + 8;  // bf16 values per shared row (16 by
 
 template <int D>
 constexpr std::size_t tc_shared_bytes() {
-  return sizeof(std::uint16_t) * kTcRowStride<D> * (kTcQueryRows + 4 * kTcKeyRows);
+  return sizeof(std::uint16_t) * kTcRowStride<D> * (kTcQueryRows + 2 * kTcKeyRows);
 }
 
 // Two floats as one register of two bf16 (round to nearest even), the
@@ -84,6 +99,9 @@ __device__ inline void copy_rows_async(std::uint16_t* shared, const std::uint16_
   }
 }
 
+// The loops over fragments are unrolled by hand (#pragma unroll): every
+// index into score and out must be a constant, or the arrays leave the
+// registers for local memory.
 template <int D>
 __global__ void __launch_bounds__(32 * kTcWarps)
     flash_forward_bf16_kernel(const std::uint16_t* q, const std::uint16_t* k,
@@ -91,90 +109,100 @@ __global__ void __launch_bounds__(32 * kTcWarps)
                               AttentionShape shape) {
   static_assert(D % 16 == 0 && D <= 128, "d in steps of 16 (the mma's k), at most 128");
   constexpr int kStride = kTcRowStride<D>;
-  constexpr int kSteps = D / 16;             // k-steps of S = Q K^T
-  constexpr int kKeyTiles = kTcKeyRows / 8;  // n-tiles of S
-  constexpr int kOutTiles = D / 8;           // n-tiles of O
+  [[maybe_unused]] constexpr int kSteps = D / 16;  // k-steps of S = Q K^T
+  constexpr int kKeyTiles = kTcKeyRows / 8;        // n-tiles of S
+  constexpr int kOutTiles = D / 8;                 // n-tiles of O
   extern __shared__ __align__(16) std::uint16_t shared_bf16[];
-  std::uint16_t* const q_tile = shared_bf16;                             // (Br, D)
-  std::uint16_t* const kv_tiles = shared_bf16 + kTcQueryRows * kStride;  // 2 stages of K, V
+  std::uint16_t* const q_tile = shared_bf16;                           // (Br, D)
+  std::uint16_t* const k_tile = shared_bf16 + kTcQueryRows * kStride;  // (Bc, D)
+  std::uint16_t* const v_tile = k_tile + kTcKeyRows * kStride;         // (Bc, D)
 
   const int n = shape.n;
   const std::size_t head_start = static_cast<std::size_t>(blockIdx.y) * n * D;
   const int first_query = blockIdx.x * kTcQueryRows;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4;
-  const int warp_row = warp * 16;  // the warp's first row in the block
+  const int warp_row = warp * 16 * kTcRowTiles;  // the warp's first row in the block
   [[maybe_unused]] const float scale_log2 = shape.scale * kLog2e;
   const int end = keys_end(first_query, kTcQueryRows, n, shape.causal);
   const int tiles = (end + kTcKeyRows - 1) / kTcKeyRows;
 
-  const auto k_stage = [&](int stage) { return kv_tiles + stage * 2 * kTcKeyRows * kStride; };
-  const auto v_stage = [&](int stage) { return k_stage(stage) + kTcKeyRows * kStride; };
-
+  // Two groups in flight from the start: Q with K_0, then V_0.
   copy_rows_async<D, kTcQueryRows>(q_tile, q + head_start, first_query, n);
-  copy_rows_async<D, kTcKeyRows>(k_stage(0), k + head_start, 0, end);
-  copy_rows_async<D, kTcKeyRows>(v_stage(0), v + head_start, 0, end);
+  copy_rows_async<D, kTcKeyRows>(k_tile, k + head_start, 0, end);
+  cudalab::cp_async_commit();
+  copy_rows_async<D, kTcKeyRows>(v_tile, v + head_start, 0, end);
   cudalab::cp_async_commit();
 
-  std::uint32_t q_frag[kSteps][4];
-  float out[kOutTiles][4] = {};               // O~ of rows g and g + 8, unscaled
-  float row_max[2] = {-INFINITY, -INFINITY};  // m' (base 2) of rows g, g + 8
-  float row_sum[2] = {0.0f, 0.0f};            // this lane's part of l
+  float out[kTcRowTiles][kOutTiles][4] = {};  // O~ of rows g and g + 8 of each row tile
+  float row_max[kTcRowTiles][2];              // m' (base 2, scaled) of rows g, g + 8
+  float row_sum[kTcRowTiles][2];              // this lane's part of l
+#pragma unroll
+  for (int m = 0; m < kTcRowTiles; ++m) {
+    row_max[m][0] = row_max[m][1] = -INFINITY;
+    row_sum[m][0] = row_sum[m][1] = 0.0f;
+  }
 
   for (int tile = 0; tile < tiles; ++tile) {
     const int first_key = tile * kTcKeyRows;
-    const int stage = tile % 2;
-    if (tile + 1 < tiles) {  // the next tile into the other stage, while this one is used
-      copy_rows_async<D, kTcKeyRows>(k_stage(1 - stage), k + head_start, first_key + kTcKeyRows,
-                                     end);
-      copy_rows_async<D, kTcKeyRows>(v_stage(1 - stage), v + head_start, first_key + kTcKeyRows,
-                                     end);
+    cudalab::cp_async_wait<1>();  // K_j (and in the first round Q) is here; V_j may not be
+    __syncthreads();
+
+    [[maybe_unused]] float score[kTcRowTiles][kKeyTiles][4] =
+        {};  // S, then P: this lane's part of the warp's 32 x Bc
+    // TODO(ex5) begin, about 20 lines: S = Q_w K_j^T: at each k-step, both row tiles' A fragments
+    // from q_tile (ldmatrix_x4); for each pair of n-tiles (16 keys), one ldmatrix_x4 of k_tile
+    // gives both n-tiles' B fragments, each used for both row tiles (mma_m16n8k16_bf16).
+    // TODO(ex5) end
+    __syncthreads();  // every warp is done with K_j: K_{j+1} may overwrite it
+    if (tile + 1 < tiles) {
+      copy_rows_async<D, kTcKeyRows>(k_tile, k + head_start, first_key + kTcKeyRows, end);
       cudalab::cp_async_commit();
-      cudalab::cp_async_wait<1>();
+    }
+
+    // TODO(ex5) begin, about 35 lines: per row tile and row (g, then g + 8): -infinity where
+    // masked (only tiles the diagonal or the sequence end crosses need it), the tile's max of the
+    // unscaled scores over the quad, scaled to base 2; the factor exp2(m_old - m_new);
+    // p = exp2(s * scale_log2 - m_new) with one fmaf; the lane's sum; rescale out.
+    // TODO(ex5) end
+
+    if (tile + 1 < tiles) {
+      cudalab::cp_async_wait<1>();  // V_j is here; K_{j+1} may not be
     } else {
       cudalab::cp_async_wait<0>();
     }
-    __syncthreads();  // this tile (and in the first round Q) is in shared memory for all
-    if (tile == 0) {
-      for (int s = 0; s < kSteps; ++s) {
-        cudalab::ldmatrix_x4(q_frag[s],
-                             q_tile + (warp_row + lane % 16) * kStride + 16 * s + 8 * (lane / 16));
-      }
+    __syncthreads();
+
+    // TODO(ex5) begin, about 20 lines: O += P V_j: for each k-step of 16 keys, each row tile's A
+    // fragment of P from two neighbouring n-tiles of score (pack_bf16x2); for each pair of O's
+    // n-tiles, one ldmatrix_x4_trans of v_tile gives both B fragments, used for both row tiles.
+    // TODO(ex5) end
+    __syncthreads();  // every warp is done with V_j: V_{j+1} may overwrite it
+    if (tile + 1 < tiles) {
+      copy_rows_async<D, kTcKeyRows>(v_tile, v + head_start, first_key + kTcKeyRows, end);
+      cudalab::cp_async_commit();
     }
-    [[maybe_unused]] const std::uint16_t* k_tile = k_stage(stage);
-    [[maybe_unused]] const std::uint16_t* v_tile = v_stage(stage);
-
-    [[maybe_unused]] float score[kKeyTiles][4] =
-        {};  // S, then P: this lane's part of the warp's 16 x Bc
-    // TODO(ex5) begin, about 14 lines: S = Q_w K_j^T: for each pair of n-tiles (16 keys) and
-    // k-step, one ldmatrix_x4 of k_tile gives both n-tiles' B fragments; mma_m16n8k16_bf16.
-    // TODO(ex5) end
-
-    // TODO(ex5) begin, about 30 lines: per row (g, then g + 8): scale to base 2, -infinity where
-    // masked (only tiles the diagonal or the sequence end crosses need it), the tile's max over
-    // the quad, the factor exp2(m_old - m_new), p = exp2(s' - m_new), the lane's sum; rescale out.
-    // TODO(ex5) end
-
-    // TODO(ex5) begin, about 14 lines: O += P V_j: for each k-step of 16 keys, P's A fragment
-    // from two neighbouring n-tiles of score (pack_bf16x2); for each pair of O's n-tiles, one
-    // ldmatrix_x4_trans of v_tile gives both B fragments.
-    // TODO(ex5) end
-    __syncthreads();  // every warp is done with this stage before it is refilled
   }
 
-  for (int half = 0; half < 2; ++half) {
-    const int query = first_query + warp_row + g + 8 * half;
-    float sum = row_sum[half];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    if (query >= n) continue;
-    std::uint16_t* o_row = o + head_start + static_cast<std::size_t>(query) * D;
-    for (int j = 0; j < kOutTiles; ++j) {
-      *reinterpret_cast<std::uint32_t*>(o_row + 8 * j + 2 * t) =
-          pack_bf16x2(out[j][2 * half] / sum, out[j][2 * half + 1] / sum);
-    }
-    if (t == 0) {
-      lse[static_cast<std::size_t>(blockIdx.y) * n + query] = row_max[half] / kLog2e + logf(sum);
+#pragma unroll
+  for (int m = 0; m < kTcRowTiles; ++m) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int query = first_query + warp_row + 16 * m + g + 8 * half;
+      float sum = row_sum[m][half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      if (query >= n) continue;
+      std::uint16_t* o_row = o + head_start + static_cast<std::size_t>(query) * D;
+#pragma unroll
+      for (int j = 0; j < kOutTiles; ++j) {
+        *reinterpret_cast<std::uint32_t*>(o_row + 8 * j + 2 * t) =
+            pack_bf16x2(out[m][j][2 * half] / sum, out[m][j][2 * half + 1] / sum);
+      }
+      if (t == 0) {
+        lse[static_cast<std::size_t>(blockIdx.y) * n + query] =
+            row_max[m][half] / kLog2e + logf(sum);
+      }
     }
   }
 }
@@ -199,6 +227,11 @@ inline void flash_forward_bf16(const std::uint16_t* q, const std::uint16_t* k,
                                const std::uint16_t* v, std::uint16_t* o, float* lse,
                                const AttentionShape& shape) {
   check_shape(shape, "flash_forward_bf16");
+  if (!(shape.scale > 0.0f)) {
+    throw std::invalid_argument("flash_forward_bf16: scale = " + std::to_string(shape.scale) +
+                                " must be positive (the kernel takes each tile's maximum of the "
+                                "unscaled scores)");
+  }
   switch (shape.d) {
     case 32:
       launch_flash_forward_bf16<32>(q, k, v, o, lse, shape);

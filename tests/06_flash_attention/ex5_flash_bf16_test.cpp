@@ -180,7 +180,7 @@ class Ex5FlashBf16 : public OnBackend {
 TEST_P(Ex5FlashBf16, Ex5_SizesAroundTheTiles) {
   for (const bool causal : {false, true}) {
     for (const Attention& shape :
-         sweep({1, 16, 31, 33, 64, 100}, {32, 64, 128}, causal, on_emulator())) {
+         sweep({1, 16, 31, 33, 64, 100, 129, 257}, {32, 64, 128}, causal, on_emulator())) {
       expect_attention(shape);
       if (HasFailure()) return;
     }
@@ -302,6 +302,26 @@ TEST_P(Ex5FlashBf16, Ex5_BadShapesAreRefused) {
     const std::string what = "flash_forward_bf16 with " + bad.what;
     EXPECT_TRUE(refused([&] { return backend().flash_forward_bf16(shape, q, kv, kv, o, lse); },
                         bad.names, what));
+    EXPECT_EQ(o, untouched_o) << what << ": o changed although the call was refused";
+    EXPECT_EQ(lse, untouched_lse) << what << ": L changed although the call was refused";
+  }
+}
+
+// The kernel takes each tile's maximum of the unscaled scores, which is the
+// maximum of the scaled ones only for a positive scale: zero and negative
+// scales are refused, with o and L unchanged.
+TEST_P(Ex5FlashBf16, Ex5_AScaleThatIsNotPositiveIsRefused) {
+  for (const float scale : {0.0f, -0.125f}) {
+    Attention shape = attention(1, 17, 64);
+    shape.scale = scale;
+    const std::vector<std::uint16_t> q(shape.values(), fp32_to_bf16_bits(0.5f)), kv = q;
+    const std::vector<std::uint16_t> untouched_o(shape.values(), kUnwrittenO);
+    const std::vector<float> untouched_lse(shape.rows(), kUnwrittenL);
+    std::vector<std::uint16_t> o = untouched_o;
+    std::vector<float> lse = untouched_lse;
+    const std::string what = "flash_forward_bf16 with scale " + std::to_string(scale);
+    EXPECT_TRUE(refused([&] { return backend().flash_forward_bf16(shape, q, kv, kv, o, lse); },
+                        "scale", what));
     EXPECT_EQ(o, untouched_o) << what << ": o changed although the call was refused";
     EXPECT_EQ(lse, untouched_lse) << what << ": L changed although the call was refused";
   }
