@@ -143,6 +143,10 @@ class BlockRun {
   CachedAllocation cached[kCachedAllocations];
   unsigned cache_next = 0;  // the entry to replace next
   std::uint64_t cache_launch = 0;
+  // A Recording with every check off (what the viewer and the trace tests
+  // ask for): the hooks record a cached global access themselves instead of
+  // going through on_access_at's general path.
+  bool trace_only = false;
 
   // ---- scheduling ----
   unsigned next_unstarted = 0;

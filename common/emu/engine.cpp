@@ -461,6 +461,8 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
     run.cache_launch = launch.id;
     for (auto& c : run.cached) c = {};
   }
+  const Checks& checks = launch.options.checks;
+  run.trace_only = launch.recording && !checks.bounds && !checks.races && !checks.uninitialized;
   prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
   run.execute();
   std::uint64_t longest = 0;

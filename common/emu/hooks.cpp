@@ -245,6 +245,20 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   }
 }
 
+// What on_access_at does for an aligned access to a live allocation when
+// only a Recording wants it: the initialisation shadow (a later launch with
+// checks on reads it) and the trace.
+[[gnu::always_inline]] inline void trace_only_access(BlockRun& run, const Allocation& allocation,
+                                                     std::uintptr_t a, std::size_t bytes,
+                                                     unsigned flags, const void* pc) {
+  if ((flags & kWrite) && !allocation.freed.load(std::memory_order_relaxed)) {
+    const_cast<Allocation&>(allocation).mark_initialised(a, bytes);
+  }
+  run.trace.push_back(
+      RawAccess{a, SiteRef::at_pc(pc), static_cast<std::uint16_t>(current_thread->linear),
+                static_cast<std::uint8_t>(bytes), static_cast<std::uint8_t>(flags)});
+}
+
 [[gnu::always_inline]] inline void seen(const void* address, std::size_t bytes,
                                         std::size_t alignment, unsigned flags, const void* pc) {
   const auto a = reinterpret_cast<std::uintptr_t>(address);
@@ -264,6 +278,10 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   if (aligned) {
     for (const BlockRun::CachedAllocation& c : run->cached) {
       if (a - c.low < c.bytes && a - c.low + bytes <= c.bytes) {
+        if (run->trace_only) {
+          trace_only_access(*run, *c.allocation, a, bytes, flags, pc);
+          return;
+        }
         on_access_at(c.allocation, address, bytes, alignment, flags, SiteRef::at_pc(pc));
         return;
       }
