@@ -70,6 +70,21 @@ class Backend : public cudalab::harness::BackendBase {
                                          std::vector<std::uint16_t>& o, std::vector<float>& lse,
                                          const RunOptions& options = {}) = 0;
   virtual FlashTile flash_tile_bf16(int d) const = 0;
+
+  // Exercise 6: the backward pass. From q, k, v, the forward's o and
+  // log-sum-exp lse (rows(), L = m + log(l)) and the gradient d_o of the
+  // loss with respect to o (values() each but lse), the gradients dq, dk and
+  // dv (values() each). They go to the device as they are and come back,
+  // also when the call fails; dq is zeroed on the device before the kernel
+  // adds into it.
+  virtual Observation flash_backward(const Attention& shape, const std::vector<float>& q,
+                                     const std::vector<float>& k, const std::vector<float>& v,
+                                     const std::vector<float>& o, const std::vector<float>& d_o,
+                                     const std::vector<float>& lse, std::vector<float>& dq,
+                                     std::vector<float>& dk, std::vector<float>& dv,
+                                     const RunOptions& options = {}) = 0;
+  // Its tiles: the queries of a step of the walk (Br) and the keys a block owns (Bc).
+  virtual FlashTile flash_backward_tile(int d) const = 0;
 };
 
 std::unique_ptr<Backend> make_emulator_backend();
@@ -87,6 +102,9 @@ struct DeviceFunctions {
                         const Attention& shape);
   void (*flash_forward_bf16)(const void* q, const void* k, const void* v, void* o, float* lse,
                              const Attention& shape);
+  void (*flash_backward)(const float* q, const float* k, const float* v, const float* o,
+                         const float* d_o, const float* lse, float* delta, float* dq, float* dk,
+                         float* dv, const Attention& shape);
 };
 DeviceFunctions gpu_device_functions();
 

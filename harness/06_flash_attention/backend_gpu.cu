@@ -38,10 +38,16 @@ void flash_bf16_on_device(const void* q, const void* k, const void* v, void* o, 
       static_cast<const std::uint16_t*>(v), static_cast<std::uint16_t*>(o), lse, lab_shape(shape));
 }
 
+void flash_backward_on_device(const float* q, const float* k, const float* v, const float* o,
+                              const float* d_o, const float* lse, float* delta, float* dq,
+                              float* dk, float* dv, const Attention& shape) {
+  lab06::flash_backward(q, k, v, o, d_o, lse, delta, dq, dk, dv, lab_shape(shape));
+}
+
 }  // namespace
 
 DeviceFunctions gpu_device_functions() {
-  return {naive_on_device, flash_on_device, flash_bf16_on_device};
+  return {naive_on_device, flash_on_device, flash_bf16_on_device, flash_backward_on_device};
 }
 #endif
 

@@ -5,6 +5,7 @@
 // pointers (call_on_output) and copies the result back.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "backend.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/device_call.hpp"
+#include "flash_backward.cuh"
 #include "flash_forward.cuh"
 #include "flash_forward_bf16.cuh"
 #include "naive_attention.cuh"
@@ -92,6 +94,43 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
 
   FlashTile flash_tile_bf16(int /*d*/) const override { return {kTcQueryRows, kTcKeyRows}; }
+
+  // dq, dk and dv travel as one guarded output, in that order: one region
+  // for the guards and for the emulator's coverage.
+  Observation flash_backward(const Attention& shape, const std::vector<float>& q,
+                             const std::vector<float>& k, const std::vector<float>& v,
+                             const std::vector<float>& o, const std::vector<float>& d_o,
+                             const std::vector<float>& lse, std::vector<float>& dq,
+                             std::vector<float>& dk, std::vector<float>& dv,
+                             const RunOptions& options) override {
+    check_inputs(shape, q, k, v, "flash_backward");
+    check_size(o.size(), shape.values(), "flash_backward: o");
+    check_size(d_o.size(), shape.values(), "flash_backward: d_o");
+    check_size(lse.size(), shape.rows(), "flash_backward: lse");
+    check_size(dq.size(), shape.values(), "flash_backward: dq");
+    check_size(dk.size(), shape.values(), "flash_backward: dk");
+    check_size(dv.size(), shape.values(), "flash_backward: dv");
+    DeviceBuffer<float> q_device(q), k_device(k), v_device(v), o_device(o), d_o_device(d_o),
+        lse_device(lse);
+    DeviceBuffer<float> delta(shape.rows());
+    const std::size_t values = shape.values();
+    std::vector<float> gradients(dq);
+    gradients.insert(gradients.end(), dk.begin(), dk.end());
+    gradients.insert(gradients.end(), dv.begin(), dv.end());
+    Observation observation = call_on_output(gradients, options, [&](float* gradients_device) {
+      lab06::flash_backward(q_device.data(), k_device.data(), v_device.data(), o_device.data(),
+                            d_o_device.data(), lse_device.data(), delta.data(), gradients_device,
+                            gradients_device + values, gradients_device + 2 * values,
+                            lab_shape(shape));
+    });
+    const auto part = [&](std::size_t p) { return gradients.begin() + std::ptrdiff_t(p * values); };
+    std::copy(part(0), part(1), dq.begin());
+    std::copy(part(1), part(2), dk.begin());
+    std::copy(part(2), part(3), dv.begin());
+    return observation;
+  }
+
+  FlashTile flash_backward_tile(int /*d*/) const override { return {kBwdQueryRows, kBwdKeyRows}; }
 
  private:
   static void check_size(std::size_t got, std::size_t want, const std::string& what) {

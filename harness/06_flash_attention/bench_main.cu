@@ -4,16 +4,21 @@
 //   lab_flash_fp32   exercises 3 and 4: the fused forward, fp32 on CUDA cores
 //   lab_flash_bf16   exercise 5: the fused forward on the tensor cores, bf16
 //                    q, k, v and o, fp32 statistics
-// TFLOP/s = 4 B H N^2 d / time, halved for causal (FA2's count); shape
-// [B, H, N, d]. The fp32 figures' anchor is PyTorch's naive attention in
-// fp32 (TF32 off) on the same shape; the bf16 figure's is SDPA's flash
-// backend (FA2) in bf16; every PyTorch figure is listed. Each version
+//   lab_flash_backward_fp32  exercise 6: the backward, fp32 on CUDA cores
+// TFLOP/s = 4 B H N^2 d / time for the forward, 2.5 times that for the
+// backward (its five matmuls to the forward's two), halved for causal (FA2's
+// count); shape [B, H, N, d]. The fp32 forward figures' anchor is PyTorch's
+// naive attention in fp32 (TF32 off) on the same shape; the bf16 figure's is
+// SDPA's flash backend (FA2) in bf16; the backward's is SDPA's
+// memory-efficient backward in fp32; every PyTorch figure is listed. Each version
 // is first checked on a small awkward shape against a double-precision CPU
 // reference; a wrong one is reported and not timed.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention_reference.hpp"
@@ -38,10 +43,16 @@ std::uint64_t attention_flops(const Attention& shape) {
   return shape.causal ? full / 2 : full;
 }
 
+// dV = P^T dO, dP = dO V^T, dS's product with K and with Q, and S again:
+// five n x n x d matmuls to the forward's two.
+std::uint64_t attention_backward_flops(const Attention& shape) {
+  return attention_flops(shape) * 5 / 2;
+}
+
 // Runs each lab version on 3 heads of n = 157, d = 64 (causal and not)
 // and says which are right.
 struct Checked {
-  bool naive = true, flash = true, flash_bf16 = true;
+  bool naive = true, flash = true, flash_bf16 = true, flash_backward = true;
 };
 
 std::vector<std::uint16_t> to_bf16(const std::vector<float>& x) {
@@ -96,6 +107,37 @@ Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) 
     CUDA_CHECK(cudaDeviceSynchronize());
     // P is rounded to bf16 before P V, and o to bf16: a few bf16 ulps of |o| < 1.
     verdict("lab_flash_bf16", from_bf16(o_b.copy_to_host()), 2e-2, ok.flash_bf16);
+
+    // The backward from the reference's o and L, so that it is checked alone;
+    // each gradient within 1e-4 of its largest element (the tests allow
+    // 5e-5 of it plus 1e-4 of the element).
+    const lab06::harness::Attended forward = lab06::harness::reference_attention(shape, q, k, v);
+    const auto d_o = rng.uniform(shape.values(), -1.0f, 1.0f);
+    const lab06::harness::AttentionGradients expected =
+        lab06::harness::reference_attention_backward(shape, q, k, v, d_o);
+    DeviceBuffer<float> o_ref(forward.o), lse_ref(forward.lse), d_o_d(d_o), delta(shape.rows());
+    DeviceBuffer<float> dq(shape.values()), dk(shape.values()), dv(shape.values());
+    lab.flash_backward(q_d.data(), k_d.data(), v_d.data(), o_ref.data(), d_o_d.data(),
+                       lse_ref.data(), delta.data(), dq.data(), dk.data(), dv.data(), shape);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double error = 0;  // of the largest element, the worst of the three
+    for (const auto& [got, want] :
+         {std::pair{dq.copy_to_host(), expected.dq}, std::pair{dk.copy_to_host(), expected.dk},
+          std::pair{dv.copy_to_host(), expected.dv}}) {
+      double largest = 0, worst_here = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        largest = std::max(largest, std::fabs(double(want[i])));
+        const double d = std::fabs(double(got[i]) - want[i]);
+        if (!(d <= worst_here)) worst_here = d;  // NaN sticks
+      }
+      const double relative = worst_here / largest;
+      if (!(relative <= error)) error = relative;
+    }
+    if (!(error <= 1e-4)) {
+      ok.flash_backward = false;
+      std::printf("%-28s WRONG RESULT on 3 x 157 x 64%s (error %.3g of the largest): not timed\n",
+                  "lab_flash_backward_fp32", causal ? " causal" : "", error);
+    }
   }
   return ok;
 }
@@ -134,8 +176,8 @@ void bench(BenchRun& run) {
   run.merge_pytorch_throughput("attention");
 
   std::printf(
-      "\nattention forward (anchor: PyTorch's naive attention in fp32, TF32 off; for bf16 SDPA's "
-      "flash backend)\n");
+      "\nattention (anchor: PyTorch's naive attention in fp32, TF32 off; for bf16 SDPA's flash "
+      "backend; for the backward SDPA's memory-efficient backward in fp32)\n");
   std::printf("%-34s %16s %10s %10s %10s\n", "version", "B x H x N x d", "ms", "TFLOP/s",
               "of anchor");
   for (const auto& [b, h, n, d] : kShapes) {
@@ -173,6 +215,26 @@ void bench(BenchRun& run) {
         });
         print_row(run.add_throughput("attention", "lab_flash_bf16" + suffix, dims, flops, bytes / 2,
                                      ms, flash_anchor));
+      }
+      if (ok.flash_backward) {
+        const std::string backward_anchor =
+            torch_anchor(run, "torch_sdpa_efficient_fp32_backward" + suffix, dims);
+        // o and L as the fused forward above left them (its time does not
+        // depend on the values, so zeros stand in when it was not run).
+        if (!ok.flash) {
+          CUDA_CHECK(cudaMemset(o.data(), 0, sizeof(float) * shape.values()));
+          CUDA_CHECK(cudaMemset(lse.data(), 0, sizeof(float) * shape.rows()));
+        }
+        DeviceBuffer<float> d_o(rng.uniform(shape.values(), -1.0f, 1.0f)), delta(shape.rows());
+        DeviceBuffer<float> dq(shape.values()), dk(shape.values()), dv(shape.values());
+        const double ms = run.median_ms_cold_l2([&] {
+          lab.flash_backward(q.data(), k.data(), v.data(), o.data(), d_o.data(), lse.data(),
+                             delta.data(), dq.data(), dk.data(), dv.data(), shape);
+        });
+        // q, k, v, o and dO read, dq, dk and dv written.
+        print_row(run.add_throughput("attention", "lab_flash_backward_fp32" + suffix, dims,
+                                     attention_backward_flops(shape), 2 * bytes, ms,
+                                     backward_anchor));
       }
     }
   }

@@ -5,11 +5,13 @@ Figures (version, flops, shape [B, H, N, d], bytes, time_ms), causal and not
 (version suffix "_causal"): the lecture's naive attention (matmul, softmax,
 matmul) in fp32 with TF32 off and in bf16, and
 torch.nn.functional.scaled_dot_product_attention pinned to each backend that
-runs: math, efficient (fp32 and bf16), flash and cuDNN (bf16). FLOPs =
-4 B H N^2 d, halved for causal (FA2's count). bytes = what a fused kernel
-must move at least: q, k, v read and o written once. A backend that cannot
-run a case is left out and named under "skipped". Keep SHAPES equal to
-kShapes in bench_main.cu.
+runs: math, efficient (fp32 and bf16), flash and cuDNN (bf16); and the
+efficient backend's backward in fp32 (exercise 6's anchor). FLOPs =
+4 B H N^2 d for the forward, 2.5 times that for the backward, halved for
+causal (FA2's count). bytes = what a fused kernel must move at least: q, k,
+v read and o written once (the backward: q, k, v, o and dO read, dq, dk and
+dv written). A backend that cannot run a case is left out and named under
+"skipped". Keep SHAPES equal to kShapes in bench_main.cu.
 """
 import math
 import os
@@ -69,6 +71,37 @@ def cases(torch, device):
                            lambda q=q, k=k, v=v, c=causal, be=backend: sdpa(torch, be, q, k, v, c),
                            {"version": version, "flops": flops})
                 del reference
+    yield from backward_cases(torch, device)
+
+
+def backward_cases(torch, device):
+    """SDPA's memory-efficient backward in fp32: the graph of one forward is
+    kept, and each timed call differentiates it again, so that only the
+    backward is timed. Checked first against the naive attention's autograd."""
+    from torch.nn.attention import SDPBackend
+    for b, h, n, d in SHAPES:
+        q, k, v = (torch.randn(b, h, n, d, device=device, requires_grad=True) for _ in range(3))
+        d_o = torch.randn(b, h, n, d, device=device)
+        bytes_moved = 8 * b * h * n * d * q.element_size()
+        for causal in (False, True):
+            suffix = "_causal" if causal else ""
+            flops = 10 * b * h * n * n * d // (2 if causal else 1)
+            version = f"torch_sdpa_efficient_fp32_backward{suffix}"
+            try:
+                out = sdpa(torch, SDPBackend.EFFICIENT_ATTENTION, q, k, v, causal)
+                got = torch.autograd.grad(out, (q, k, v), d_o, retain_graph=True)
+                expected = torch.autograd.grad(naive(torch, q, k, v, causal), (q, k, v), d_o)
+                for gradient, reference in zip(got, expected):
+                    torch.testing.assert_close(gradient, reference, atol=1e-3, rtol=1e-3)
+                del got, expected
+            except Exception as error:  # a backend this build or GPU does not have
+                SKIPPED.append(f"{version}: {str(error).splitlines()[0][:200]}")
+                continue
+            yield ([b, h, n, d], bytes_moved,
+                   lambda out=out, q=q, k=k, v=v: torch.autograd.grad(out, (q, k, v), d_o,
+                                                                      retain_graph=True),
+                   {"version": version, "flops": flops})
+            del out
 
 
 def more_results(torch, device, args, time_ms):
