@@ -351,12 +351,4 @@ std::atomic<std::uint64_t>* Allocation::writer_shadow() {
   return s;
 }
 
-void Allocation::mark_initialised(std::uintptr_t address, std::size_t n) noexcept {
-  std::uint8_t* init = initialised.get();
-  if (!init) return;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::atomic_ref<std::uint8_t>(init[address - base + i]).store(1, std::memory_order_relaxed);
-  }
-}
-
 }  // namespace cudalab::emu

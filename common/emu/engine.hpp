@@ -42,7 +42,17 @@ struct Allocation {
 
   ~Allocation() { delete[] last_writer.load(); }
   std::atomic<std::uint64_t>* writer_shadow();
-  void mark_initialised(std::uintptr_t address, std::size_t n) noexcept;
+  // Inline: every traced write calls it, mostly with a constant n that the
+  // compiler then unrolls. Relaxed byte stores, since blocks on other
+  // workers may mark the same bytes.
+  void mark_initialised(std::uintptr_t address, std::size_t n) noexcept {
+    std::uint8_t* const first = initialised.get();
+    if (!first) return;
+    std::uint8_t* const at = first + (address - base);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::atomic_ref<std::uint8_t>(at[i]).store(1, std::memory_order_relaxed);
+    }
+  }
 };
 
 namespace detail {
