@@ -27,7 +27,7 @@ struct Fiber {
   bool finished = false;
 };
 
-enum class Waiting : std::uint8_t { no, barrier, warp, exited };
+enum class Waiting : std::uint8_t { no, barrier, warp, coalesce, exited };
 
 struct ThreadExtra {
   Fiber* fiber = nullptr;
@@ -47,6 +47,14 @@ struct PendingCollective {
   int arguments[32];
 };
 
+// Lanes of one warp waiting in one cooperative_groups::coalesced_threads()
+// call (warp_coalesce.cpp): the group they form once no other lane of the
+// block can still arrive.
+struct PendingCoalesce {
+  std::source_location site;
+  unsigned arrived = 0;
+};
+
 // A collective's mask only ever names lanes that have not exited: exited
 // lanes leave the masks of pending collectives (they need not arrive, as on
 // the GPU), and a later caller's mask is reduced the same way.
@@ -55,6 +63,7 @@ struct WarpState {
   unsigned exited = 0;
   std::uint32_t syncs = 0;  // completed collectives (orders accesses for the race check)
   std::vector<PendingCollective> pending;
+  std::vector<PendingCoalesce> coalescing;
 };
 
 void fiber_main(ctx::transfer_t t);
@@ -155,7 +164,8 @@ class BlockRun {
   std::vector<Fiber*> fibers;  // all fibers made for this block
   Fiber* running = nullptr;
   ctx::fcontext_t scheduler = nullptr;
-  bool failed = false;  // a divergent barrier etc.: stop scheduling
+  bool failed = false;            // a divergent barrier etc.: stop scheduling
+  unsigned coalescing_lanes = 0;  // lanes parked in coalesced_threads(), all warps
 
   // ---- barrier ----
   unsigned barrier_arrived = 0;
@@ -166,6 +176,10 @@ class BlockRun {
   std::vector<unsigned> barrier_waiters;
 
   // ---- checks and trace ----
+  // What the inter-block race check tags this block's writes with: the
+  // launch's id, and a fresh id after each grid.sync() of a cooperative
+  // launch (writes on either side of it are ordered, not a race).
+  std::uint64_t race_phase = 0;
   ShadowTable shadow;
   std::vector<RawAccess> trace;
 
@@ -184,6 +198,9 @@ class BlockRun {
   int barrier(int predicate, const std::source_location& site);
   std::uint64_t collective(WarpOp op, unsigned mask, std::uint64_t value, int argument, int width,
                            const std::source_location& site);
+  // cooperative_groups::coalesced_threads(): the lanes of the caller's warp
+  // that reach this call together (warp_coalesce.cpp).
+  unsigned coalesce(const std::source_location& site);
 
   void report(ReportKind kind, unsigned thread, std::string message,
               const std::source_location* site, cudaError_t fault);
@@ -203,6 +220,9 @@ class BlockRun {
   // mask never arrived, and where they are instead (warp.cpp).
   std::string stuck_collective(unsigned waiting_thread) const;
   void complete(WarpState& warp, PendingCollective& pending);
+  // Called when nothing of the block can run: every pending
+  // coalesced_threads() group forms from the lanes waiting in it.
+  void resolve_coalescing();
 };
 
 // "(0,0,0), (1,0,0), (2,0,0), (3,0,0) and 5 more": threads of `run` by linear index.

@@ -241,7 +241,7 @@ void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, s
   if (bytes < 4) return;
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   std::atomic<std::uint64_t>* shadow = a.writer_shadow();
-  const std::uint64_t mine = (run.launch->id << 40) | (run.info.block_linear + 1);
+  const std::uint64_t mine = (run.race_phase << 40) | (run.info.block_linear + 1);
   for (std::uintptr_t word = p & ~std::uintptr_t{3}; word < p + bytes; word += 4) {
     std::uint64_t old = shadow[(word - a.base) / 4].exchange(mine, std::memory_order_relaxed);
     if (old != 0 && old != mine && (old >> 40) == (mine >> 40)) {

@@ -20,6 +20,7 @@
 #include "block_run.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
+#include "grid_sync.hpp"
 #include "streams.hpp"
 
 namespace cudalab::emu::detail {
@@ -167,6 +168,11 @@ void BlockRun::abort_block() {
 // control return to the scheduler in execute().
 Fiber* BlockRun::next_fiber() {
   if (failed) return nullptr;
+  // Nothing else can run: lanes waiting in coalesced_threads() now know who
+  // is with them (warp_coalesce.cpp).
+  if (ready.empty() && next_unstarted >= thread_count && coalescing_lanes != 0) {
+    resolve_coalescing();
+  }
   if (!ready.empty()) {
     Fiber* f = ready.front();
     ready.pop_front();
@@ -192,6 +198,10 @@ void BlockRun::park() {
   Fiber* self = running;
   ThreadState* me = current_thread;
   Fiber* next = next_fiber();
+  if (next == self) {  // made ready again while choosing (a coalesced_threads() group formed)
+    running = self;
+    return;
+  }
   running = next;
   resumed(ctx::jump_fcontext(next ? next->context : scheduler, self));
   running = self;
@@ -278,6 +288,7 @@ void BlockRun::report_deadlock() {
       case Waiting::exited:
         gone.push_back(t);
         break;
+      case Waiting::coalesce:  // never at a stall: the group forms first
       case Waiting::no:
         break;
     }
@@ -453,6 +464,8 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.next_unstarted = 0;
   run.exited = 0;
   run.failed = false;
+  run.coalescing_lanes = 0;
+  run.race_phase = launch.id;
   run.barrier_arrived = 0;
   run.epoch = 1;
   run.shadow.clear();
@@ -465,6 +478,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.trace_only = launch.recording && !checks.bounds && !checks.races && !checks.uninitialized;
   prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
   run.execute();
+  if (launch.grid_barrier) launch.grid_barrier->block_finished(linear, g.x, g.y);
   std::uint64_t longest = 0;
   for (unsigned t = 0; t < n; ++t) longest = std::max(longest, run.extra[t].modelled_ns);
   std::uint64_t seen = launch.longest_thread_ns.load(std::memory_order_relaxed);
@@ -475,9 +489,33 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
 
 }  // namespace
 
+namespace {
+
+// A cooperative launch: every block live at once, each on a host thread of
+// its own, so that grid.sync() can wait for all of them (grid_sync.cpp). Its
+// grid is at most what the GPU keeps resident (cooperative_launch.cpp), and
+// the threads mostly wait, so they cost memory, not cores.
+void run_cooperative(LaunchState& launch) {
+  GridBarrier barrier(launch.total_blocks, launch.id);
+  launch.grid_barrier = &barrier;
+  std::vector<std::thread> blocks;
+  blocks.reserve(launch.total_blocks);
+  for (std::uint64_t b = 0; b < launch.total_blocks; ++b) {
+    blocks.emplace_back([&launch, b] { run_block(launch, b); });
+  }
+  for (std::thread& t : blocks) t.join();
+  launch.grid_barrier = nullptr;
+}
+
+}  // namespace
+
 void run_launch_state(LaunchState& launch) {
   DevicePool& device = device_pool(launch.device);
   std::lock_guard lock(device.one_launch_at_a_time);
+  if (launch.cooperative) {
+    run_cooperative(launch);
+    return;
+  }
   Pool& pool = pool_of(device);
   std::atomic<std::uint64_t> next{0};
   // Blocks are handed out in small chunks to keep the counter off the hot path.

@@ -58,6 +58,7 @@ struct Allocation {
 namespace detail {
 
 class BlockRun;
+class GridBarrier;
 
 // ---- virtual devices (devices.cpp) ----
 // Sets of devices are 64-bit masks (LaunchState::accessible_devices).
@@ -199,7 +200,11 @@ struct LaunchState {
   bool recording = false;  // a Recording is alive: trace and analyse
   std::uint64_t total_blocks = 0;
   unsigned threads_per_block = 0;
-  double start_us = 0;                              // on the modelled clock (streams.hpp)
+  double start_us = 0;  // on the modelled clock (streams.hpp)
+  // cudaLaunchCooperativeKernel: every block is live at once (one host thread
+  // each) and grid.sync() waits at grid_barrier (grid_sync.cpp).
+  bool cooperative = false;
+  GridBarrier* grid_barrier = nullptr;
   std::atomic<std::uint64_t> longest_thread_ns{0};  // the slowest thread's modelled time
 
   std::mutex mutex;  // guards everything below

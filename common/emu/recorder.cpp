@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
@@ -125,7 +126,8 @@ struct LaunchRequest {
   void (*body)(void*) = nullptr;
   void* context = nullptr;
   std::size_t context_bytes = 0;
-  int device = 0;  // current when it was issued
+  int device = 0;            // current when it was issued
+  bool cooperative = false;  // cudaLaunchCooperativeKernel
 };
 
 // Queued launches keep this many traced accesses for the race checker (more
@@ -187,6 +189,7 @@ double execute_launch(const LaunchRequest& request, OperationAccesses* accesses,
   launch.total_blocks = std::uint64_t{request.grid.x} * request.grid.y * request.grid.z;
   launch.threads_per_block = request.block.x * request.block.y * request.block.z;
   launch.start_us = start_us;
+  launch.cooperative = request.cooperative;
 
   run_launch_state(launch);
 
@@ -226,6 +229,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
                 ContextCopy copy_context) {
   LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
   request.device = device_of_stream(stream);  // the stream's device runs it
+  request.cooperative = CooperativeLaunch::active();
   if (runs_at_once(stream)) {
     const double start_us = unqueued_start_us();
     unqueued_ended(start_us, execute_launch(request, nullptr, start_us),
@@ -367,6 +371,8 @@ const char* to_string(ReportKind kind) {
       return "stream_use_after_free";
     case ReportKind::peer_access:
       return "peer_access";
+    case ReportKind::grid_sync:
+      return "grid_sync";
   }
   return "unknown";
 }

@@ -479,6 +479,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->l2CacheSize = 0;
   prop->unifiedAddressing = 1;
   prop->concurrentKernels = 0;
+  prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel (cooperative_launch.cpp)
   prop->memPitch = 0x7fffffff;
   prop->textureAlignment = 512;
   // Each virtual device its own slot on the bus, as tools that tell GPUs apart read it.
@@ -513,6 +514,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
       break;
     case cudaDevAttrMultiProcessorCount:
       *value = p.multiProcessorCount;
+      break;
+    case cudaDevAttrCooperativeLaunch:
+      *value = p.cooperativeLaunch;
       break;
     case cudaDevAttrComputeCapabilityMajor:
       *value = p.major;

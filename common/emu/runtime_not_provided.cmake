@@ -14,10 +14,13 @@
 function(cudalab_write_runtime_not_provided output)
   set(shim "${PROJECT_SOURCE_DIR}/common/include/cudalab/emu/shim.hpp")
   file(READ "${shim}" shim_text)
-  string(REGEX MATCHALL "#define cuda[A-Za-z0-9_]+ ::cudalab::emu::" provided_lines "${shim_text}")
+  # Object-like (`#define cudaMalloc ::cudalab::emu::cudaMalloc`, also with the
+  # value on the next line) and function-like (`#define cudaX(a, ...) ::cudalab::emu::...`).
+  string(REGEX MATCHALL "#define cuda[A-Za-z0-9_]+(\\([^)]*\\))?[ \\\n]+::cudalab::emu::"
+         provided_lines "${shim_text}")
   set(provided "")
   foreach(line IN LISTS provided_lines)
-    string(REGEX REPLACE "#define (cuda[A-Za-z0-9_]+) .*" "\\1" name "${line}")
+    string(REGEX REPLACE "#define (cuda[A-Za-z0-9_]+)[ (\\].*" "\\1" name "${line}")
     list(APPEND provided "${name}")
   endforeach()
 

@@ -7,6 +7,7 @@
 // reads an exited lane is reported). A lane that never arrives because it
 // waits somewhere else shows up as a deadlock of the block, which the
 // scheduler reports instead of hanging.
+#include <bit>
 #include <sstream>
 
 #include "block_run.hpp"
@@ -33,6 +34,10 @@ const char* op_name(WarpOp op) {
       return "__any_sync";
     case WarpOp::all:
       return "__all_sync";
+    case WarpOp::match_any:
+      return "__match_any_sync";
+    case WarpOp::match_all:
+      return "__match_all_sync";
   }
   return "?";
 }
@@ -143,8 +148,12 @@ std::string BlockRun::stuck_collective(unsigned waiting_thread) const {
 void BlockRun::complete(WarpState& warp, PendingCollective& p) {
   const unsigned base_thread = static_cast<unsigned>(&warp - warps.data()) * 32;
   unsigned ballot = 0;
+  bool all_equal = true;  // for match_all: every lane of the mask holds the same bits
+  const unsigned first = static_cast<unsigned>(std::countr_zero(p.mask | (1u << 31)));
   for (unsigned lane = 0; lane < 32; ++lane) {
-    if ((p.mask >> lane & 1u) && p.values[lane] != 0) ballot |= 1u << lane;
+    if (!(p.mask >> lane & 1u)) continue;
+    if (p.values[lane] != 0) ballot |= 1u << lane;
+    all_equal = all_equal && p.values[lane] == p.values[first];
   }
   for (unsigned lane = 0; lane < 32; ++lane) {
     if (!(p.mask >> lane & 1u)) continue;
@@ -183,6 +192,14 @@ void BlockRun::complete(WarpState& warp, PendingCollective& p) {
         break;
       case WarpOp::all:
         result = ballot == p.mask;
+        break;
+      case WarpOp::match_any:
+        for (unsigned other = 0; other < 32; ++other) {
+          if ((p.mask >> other & 1u) && p.values[other] == p.values[lane]) result |= 1u << other;
+        }
+        break;
+      case WarpOp::match_all:
+        result = all_equal ? p.mask : 0u;
         break;
       default:
         if (warp.exited >> source & 1u) {

@@ -37,7 +37,18 @@ namespace detail {
 // variants; returns how many threads of the block passed a non-zero one.
 int block_barrier(int predicate, const std::source_location& site);
 
-enum class WarpOp : std::uint8_t { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all };
+enum class WarpOp : std::uint8_t {
+  sync,
+  shfl,
+  shfl_up,
+  shfl_down,
+  shfl_xor,
+  ballot,
+  any,
+  all,
+  match_any,  // the lanes of the mask whose value has the same bits as this lane's
+  match_all,  // the mask if every lane's value has the same bits, else 0
+};
 
 // One warp-collective operation: waits until every lane named in `mask` has
 // reached a collective, then returns this lane's result (the shuffled bits,
@@ -160,6 +171,26 @@ inline int __all_sync(unsigned mask, int predicate,
                       std::source_location site = std::source_location::current()) {
   return static_cast<int>(
       detail::warp_collective(detail::WarpOp::all, mask, predicate != 0, 0, warpSize, site));
+}
+
+// __match_any_sync / __match_all_sync compare the values' bits, as the GPU's
+// match.sync does (so a float -0.0 and +0.0 differ, and a NaN matches the
+// same NaN); the GPU takes 32- and 64-bit types.
+template <class T>
+unsigned __match_any_sync(unsigned mask, T value,
+                          std::source_location site = std::source_location::current()) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_any_sync takes 32- or 64-bit values");
+  return static_cast<unsigned>(detail::warp_collective(detail::WarpOp::match_any, mask,
+                                                       detail::to_bits(value), 0, warpSize, site));
+}
+template <class T>
+unsigned __match_all_sync(unsigned mask, T value, int* pred,
+                          std::source_location site = std::source_location::current()) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_all_sync takes 32- or 64-bit values");
+  const auto matched = static_cast<unsigned>(detail::warp_collective(
+      detail::WarpOp::match_all, mask, detail::to_bits(value), 0, warpSize, site));
+  *pred = matched != 0;
+  return matched;
 }
 
 // ---- atomics ------------------------------------------------------------------

@@ -96,6 +96,7 @@ enum class ReportKind {
   stream_use_after_free,  // a block used on one stream and freed by cudaFreeAsync on another,
                           // unordered
   peer_access,            // a kernel touched another device's memory without peer access enabled
+  grid_sync,              // cooperative_groups::this_grid().sync() outside a cooperative launch
 };
 const char* to_string(ReportKind kind);
 

@@ -76,6 +76,7 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 #endif
 
 #include "cudalab/emu/chevron.hpp"
+#include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/device_functions.hpp"
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/half_math.hpp"
@@ -166,6 +167,28 @@ using namespace ::cudalab::emu::device_api;
 #define cudaEventSynchronize ::cudalab::emu::cudaEventSynchronize
 #define cudaEventQuery ::cudalab::emu::cudaEventQuery
 #define cudaEventElapsedTime ::cudalab::emu::cudaEventElapsedTime
+#define cudaOccupancyMaxActiveBlocksPerMultiprocessor \
+  ::cudalab::emu::cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags \
+  ::cudalab::emu::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+// The Programming Guide passes the kernel as `(void*)my_kernel`, which would
+// lose the parameter types the emulator calls it with: CUDALAB_EMU_KERNEL_OF
+// drops a leading parenthesised cast and leaves any other spelling as it is
+// (the launch then fails to compile with a message if it is no kernel).
+#define cudaLaunchCooperativeKernel(kernel, ...) \
+  ::cudalab::emu::cudaLaunchCooperativeKernel(CUDALAB_EMU_KERNEL_OF(kernel), __VA_ARGS__)
+// (void*)k -> `1 k` and k -> `0 k`, through a probe that only a leading
+// parenthesis expands; the digit then names an empty macro.
+#define CUDALAB_EMU_KERNEL_OF(kernel)     \
+  CUDALAB_EMU_CAT(CUDALAB_EMU_KERNEL_OF_, \
+                  CUDALAB_EMU_SECOND(CUDALAB_EMU_CAST_PROBE kernel, 0 kernel, ~))
+#define CUDALAB_EMU_CAST_PROBE(...) ~, 1
+#define CUDALAB_EMU_SECOND(...) CUDALAB_EMU_SECOND_OF(__VA_ARGS__)
+#define CUDALAB_EMU_SECOND_OF(first, second, ...) second
+#define CUDALAB_EMU_CAT(a, b) CUDALAB_EMU_CAT_TOKENS(a, b)
+#define CUDALAB_EMU_CAT_TOKENS(a, b) a##b
+#define CUDALAB_EMU_KERNEL_OF_0
+#define CUDALAB_EMU_KERNEL_OF_1
 
 // Every other runtime function is renamed to <name>_is_not_provided_by_the_cudalab_emulator,
 // so that calling it is a compile error naming it. Without this, the call would
