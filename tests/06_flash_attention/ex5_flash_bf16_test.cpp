@@ -208,6 +208,24 @@ TEST_P(Ex5FlashBf16, Ex5_SeveralHeads) {
   expect_attention(attention(2, 40, 32, true));
 }
 
+// Scores from 256 to 1024 with scale = 1, so that scale * log2(e) > 1: the
+// tile's maximum must be scaled like the scores it is subtracted from, or
+// exp2(s * scale * log2(e) - max(s)) overflows to infinity.
+TEST_P(Ex5FlashBf16, Ex5_LargeScoresNeedTheScaledMaximum) {
+  for (const bool causal : {false, true}) {
+    Attention shape = attention(2, 70, 64, causal);
+    shape.scale = 1.0f;
+    const auto integers = [&](int lo, int hi) {
+      const auto values = rng_.uniform(shape.values(), lo, hi);
+      return to_bf16(std::vector<float>(values.begin(), values.end()));
+    };
+    const Bf16Inputs in{integers(2, 4), integers(2, 4),
+                        to_bf16(rng_.uniform(shape.values(), -1.0f, 1.0f))};
+    expect_attention(shape, in, ", integer scores from 256 to 1024 and scale 1");
+    if (HasFailure()) return;
+  }
+}
+
 TEST_P(Ex5FlashBf16, Ex5_LongSequences) {
   if (on_emulator()) GTEST_SKIP() << "n = 4096 takes too long on the emulator; GPU only";
   expect_attention(attention(2, 4096, 128));
