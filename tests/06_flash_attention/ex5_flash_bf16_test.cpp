@@ -114,29 +114,6 @@ Attended reference_bf16(const Attention& shape, const Bf16Inputs& in) {
   return reference_attention(shape, to_float(in.q), to_float(in.k), to_float(in.v));
 }
 
-// `actual` against `expected` within `tolerance`; where the reference is
-// NaN the result must be NaN too (a NaN input reaches it in PyTorch), and
-// elsewhere a NaN fails.
-::testing::AssertionResult close_to(std::vector<float> actual, std::vector<float> expected,
-                                    const std::vector<std::size_t>& shape, const std::string& what,
-                                    cudalab::Tolerance tolerance) {
-  if (actual.size() != expected.size()) {
-    return ::testing::AssertionFailure()
-           << what << ": " << actual.size() << " values, expected " << expected.size();
-  }
-  for (std::size_t e = 0; e < expected.size(); ++e) {
-    if (!std::isnan(expected[e])) continue;
-    if (!std::isnan(actual[e])) {
-      return ::testing::AssertionFailure()
-             << what << ": at " << cudalab::format_index(e, shape) << " the result is " << actual[e]
-             << ", expected NaN (a NaN in the inputs reaches this element in PyTorch: it must "
-             << "not be dropped or replaced)";
-    }
-    actual[e] = expected[e] = 0.0f;
-  }
-  return cudalab::harness::matches(actual, expected, shape, what, tolerance);
-}
-
 // o (decoded from bf16) and L against the reference.
 ::testing::AssertionResult bf16_output_matches(const std::vector<float>& o,
                                                const std::vector<float>& lse,

@@ -76,30 +76,6 @@ cudalab::Tolerance gradient_tolerance(const std::vector<float>& expected) {
   return {kAbsoluteOfLargest * largest + kAbsolute, kRelative};
 }
 
-// One gradient against the reference: NaN exactly where the reference is
-// NaN (a NaN in dO must not be dropped), within gradient_tolerance elsewhere.
-::testing::AssertionResult gradient_matches(std::vector<float> actual, std::vector<float> expected,
-                                            const Attention& shape, const std::string& what) {
-  if (actual.size() != expected.size()) {
-    return ::testing::AssertionFailure()
-           << what << ": " << actual.size() << " values, expected " << expected.size();
-  }
-  const std::vector<std::size_t> positions{std::size_t(shape.heads), std::size_t(shape.n),
-                                           std::size_t(shape.d)};
-  const cudalab::Tolerance tolerance = gradient_tolerance(expected);
-  for (std::size_t e = 0; e < expected.size(); ++e) {
-    if (!std::isnan(expected[e])) continue;
-    if (!std::isnan(actual[e])) {
-      return ::testing::AssertionFailure()
-             << what << ": at " << cudalab::format_index(e, positions) << " the result is "
-             << actual[e] << ", expected NaN (the NaN in dO reaches this element through the "
-             << "formulas: it must not be dropped or replaced)";
-    }
-    actual[e] = expected[e] = 0.0f;
-  }
-  return cudalab::harness::matches(actual, expected, positions, what, tolerance);
-}
-
 ::testing::AssertionResult gradients_match(const AttentionGradients& actual,
                                            const AttentionGradients& expected,
                                            const Attention& shape, const std::string& what) {
@@ -107,7 +83,9 @@ cudalab::Tolerance gradient_tolerance(const std::vector<float>& expected) {
        {std::tuple{&actual.dq, &expected.dq, ", dq at (head, query row, column)"},
         std::tuple{&actual.dk, &expected.dk, ", dk at (head, key row, column)"},
         std::tuple{&actual.dv, &expected.dv, ", dv at (head, key row, column)"}}) {
-    auto checked = gradient_matches(*got, *want, shape, what + name);
+    auto checked = close_to(*got, *want,
+                            {std::size_t(shape.heads), std::size_t(shape.n), std::size_t(shape.d)},
+                            what + name, gradient_tolerance(*want));
     if (!checked) return checked;
   }
   return ::testing::AssertionSuccess();

@@ -128,14 +128,15 @@ inline std::vector<float> reference_softmax(const std::vector<float>& x, int row
   return out;
 }
 
-// `actual` against `expected` within kTolerance. Where the reference is NaN
+// `actual` against `expected` within `tolerance`. Where the reference is NaN
 // the result must be NaN too (a NaN input must reach the output, as in
 // PyTorch); everywhere else a NaN fails. `shape` gives positions, e.g.
 // (head, row, column).
 inline ::testing::AssertionResult close_to(const std::vector<float>& actual,
                                            const std::vector<float>& expected,
                                            const std::vector<std::size_t>& shape,
-                                           const std::string& what) {
+                                           const std::string& what,
+                                           const cudalab::Tolerance& tolerance = kTolerance) {
   if (actual.size() != expected.size()) {
     return ::testing::AssertionFailure()
            << what << ": " << actual.size() << " values, expected " << expected.size();
@@ -151,7 +152,7 @@ inline ::testing::AssertionResult close_to(const std::vector<float>& actual,
     }
     finite_actual[e] = finite_expected[e] = 0.0f;
   }
-  return cudalab::harness::matches(finite_actual, finite_expected, shape, what, kTolerance);
+  return cudalab::harness::matches(finite_actual, finite_expected, shape, what, tolerance);
 }
 
 // o against the reference; positions (head, query row, column).
