@@ -313,7 +313,13 @@ void record_launch(LaunchState& launch) {
           {site, s.shared_loads, s.shared_stores, s.shared_atomics});
     }
   }
+  for (auto& [site, s] : launch.stats) {
+    record.constant_cache.loads.merge(s.constant_loads);
+    if (s.constant_loads.requests)
+      record.constant_cache.per_site.push_back({site, s.constant_loads});
+  }
   auto by_site = [](const auto& a, const auto& b) { return a.site < b.site; };
+  std::sort(record.constant_cache.per_site.begin(), record.constant_cache.per_site.end(), by_site);
   std::sort(record.coalescing.per_site.begin(), record.coalescing.per_site.end(), by_site);
   std::sort(record.bank_conflicts.per_site.begin(), record.bank_conflicts.per_site.end(), by_site);
   launches.push_back(std::move(record));
@@ -373,6 +379,8 @@ const char* to_string(ReportKind kind) {
       return "peer_access";
     case ReportKind::grid_sync:
       return "grid_sync";
+    case ReportKind::constant_write:
+      return "constant_write";
   }
   return "unknown";
 }

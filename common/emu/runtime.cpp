@@ -41,6 +41,8 @@ void set_pending_fault(cudaError_t error) noexcept {
   pending_fault.compare_exchange_strong(expected, error);
 }
 
+cudaError_t take_pending_fault() noexcept { return take_fault(); }
+
 bool is_default_stream(cudaStream_t stream) noexcept {
   return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
 }
@@ -408,6 +410,8 @@ constexpr ErrorText kErrorTexts[] = {
     {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
      "peer access has not been enabled"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 

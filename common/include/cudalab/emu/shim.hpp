@@ -69,6 +69,14 @@
 #undef cudaLaunchHostFunc
 #undef cudaMallocAsync
 #undef cudaFreeAsync
+#undef cudaMemcpyToSymbol
+#undef cudaMemcpyFromSymbol
+#undef cudaMemcpyToSymbolAsync
+#undef cudaMemcpyFromSymbolAsync
+#undef cudaMemcpy2D
+#undef cudaMemcpy2DAsync
+#undef cudaMemset2D
+#undef cudaMemset2DAsync
 namespace cudalab::emu::detail {
 bool make_stream_zero_per_thread() noexcept;
 inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
@@ -76,11 +84,13 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 #endif
 
 #include "cudalab/emu/chevron.hpp"
+#include "cudalab/emu/constant_memory.hpp"
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/device_functions.hpp"
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/half_math.hpp"
 #include "cudalab/emu/launch.hpp"
+#include "cudalab/emu/pitched_memory.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/shared_array.hpp"
@@ -154,6 +164,17 @@ using namespace ::cudalab::emu::device_api;
 #define cudaFreeHost ::cudalab::emu::cudaFreeHost
 #define cudaMallocAsync ::cudalab::emu::cudaMallocAsync
 #define cudaFreeAsync ::cudalab::emu::cudaFreeAsync
+#define cudaMemcpyToSymbol ::cudalab::emu::cudaMemcpyToSymbol
+#define cudaMemcpyToSymbolAsync ::cudalab::emu::cudaMemcpyToSymbolAsync
+#define cudaMemcpyFromSymbol ::cudalab::emu::cudaMemcpyFromSymbol
+#define cudaMemcpyFromSymbolAsync ::cudalab::emu::cudaMemcpyFromSymbolAsync
+#define cudaGetSymbolAddress ::cudalab::emu::cudaGetSymbolAddress
+#define cudaGetSymbolSize ::cudalab::emu::cudaGetSymbolSize
+#define cudaMallocPitch ::cudalab::emu::cudaMallocPitch
+#define cudaMemcpy2D ::cudalab::emu::cudaMemcpy2D
+#define cudaMemcpy2DAsync ::cudalab::emu::cudaMemcpy2DAsync
+#define cudaMemset2D ::cudalab::emu::cudaMemset2D
+#define cudaMemset2DAsync ::cudalab::emu::cudaMemset2DAsync
 #define cudaStreamCreate ::cudalab::emu::cudaStreamCreate
 #define cudaStreamCreateWithFlags ::cudalab::emu::cudaStreamCreateWithFlags
 #define cudaStreamDestroy ::cudalab::emu::cudaStreamDestroy
