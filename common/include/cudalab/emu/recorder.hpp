@@ -97,6 +97,7 @@ enum class ReportKind {
                           // unordered
   peer_access,            // a kernel touched another device's memory without peer access enabled
   grid_sync,              // cooperative_groups::this_grid().sync() outside a cooperative launch
+  device_assert,          // assert() failed in a kernel (cudaErrorAssert, sticky until reset)
 };
 const char* to_string(ReportKind kind);
 

@@ -69,6 +69,7 @@
 #undef cudaLaunchHostFunc
 #undef cudaMallocAsync
 #undef cudaFreeAsync
+#undef cudaMemPrefetchAsync
 namespace cudalab::emu::detail {
 bool make_stream_zero_per_thread() noexcept;
 inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
@@ -78,9 +79,11 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 #include "cudalab/emu/chevron.hpp"
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/device_functions.hpp"
+#include "cudalab/emu/device_printf.hpp"
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/half_math.hpp"
 #include "cudalab/emu/launch.hpp"
+#include "cudalab/emu/managed_memory.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/shared_array.hpp"
@@ -149,6 +152,11 @@ using namespace ::cudalab::emu::device_api;
 #define cudaMemcpyPeerAsync ::cudalab::emu::cudaMemcpyPeerAsync
 #define cudaPointerGetAttributes ::cudalab::emu::cudaPointerGetAttributes
 #define cudaFuncSetAttribute ::cudalab::emu::cudaFuncSetAttribute
+#define cudaDeviceSetLimit ::cudalab::emu::cudaDeviceSetLimit
+#define cudaDeviceGetLimit ::cudalab::emu::cudaDeviceGetLimit
+#define cudaMallocManaged ::cudalab::emu::cudaMallocManaged
+#define cudaMemPrefetchAsync ::cudalab::emu::cudaMemPrefetchAsync
+#define cudaMemAdvise ::cudalab::emu::cudaMemAdvise
 #define cudaMallocHost ::cudalab::emu::cudaMallocHost
 #define cudaHostAlloc ::cudalab::emu::cudaHostAlloc
 #define cudaFreeHost ::cudalab::emu::cudaFreeHost
