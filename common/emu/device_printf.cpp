@@ -35,10 +35,10 @@ struct DeviceOutput {
   std::size_t fifo_bytes = kDefaultFifoBytes;
   std::size_t stack_bytes = kDefaultStackBytes;
   std::size_t heap_bytes = kDefaultHeapBytes;
-  std::size_t used = 0;          // bytes of records since the last flush
-  bool printf_ran = false;       // a kernel called printf: the size is fixed
-  std::string out;               // the records that fit, formatted
-  std::string assert_messages;   // for stderr
+  std::size_t used = 0;         // bytes of records since the last flush
+  bool printf_ran = false;      // a kernel called printf: the size is fixed
+  std::string out;              // the records that fit, formatted
+  std::string assert_messages;  // for stderr
 };
 
 DeviceOutput& output_of(int device) {

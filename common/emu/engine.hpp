@@ -33,7 +33,7 @@ struct Allocation {
   // may not touch them, host copies may.
   std::size_t guard_front = 0;
   std::size_t guard_back = 0;
-  int device = 0;  // the virtual device current when it was allocated
+  int device = 0;              // the virtual device current when it was allocated
   unsigned managed_flags = 0;  // cudaMallocManaged: cudaMemAttachGlobal or cudaMemAttachHost
   std::atomic<bool> freed{false};
   std::unique_ptr<std::uint8_t[]> initialised;  // one byte per byte: written yet?

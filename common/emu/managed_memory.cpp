@@ -97,8 +97,7 @@ void on_segv(int signal, siginfo_t* info, void* context) {
     const char* access = "access";
 #if defined(__x86_64__)
     // The page fault's error code: bit 1 set for a write.
-    access = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) ? "write"
-                                                                                 : "read";
+    access = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) ? "write" : "read";
 #endif
     write_text("========= Host ");
     write_text(access);
@@ -107,7 +106,7 @@ void on_segv(int signal, siginfo_t* info, void* context) {
     write_text(ranges[i].what.c_str());
     // The default action ends the process on the same access, as on a
     // device without concurrent managed access.
-    struct sigaction fallback{};
+    struct sigaction fallback {};
     fallback.sa_handler = SIG_DFL;
     sigaction(signal, &fallback, nullptr);
     return;
@@ -119,7 +118,7 @@ void on_segv(int signal, siginfo_t* info, void* context) {
 void install_handler() {
   static std::once_flag once;
   std::call_once(once, [] {
-    struct sigaction action{};
+    struct sigaction action {};
     action.sa_sigaction = &on_segv;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
@@ -299,9 +298,8 @@ cudaError_t cudaMemPrefetchAsync(const void* ptr, std::size_t bytes, cudaMemLoca
   QueuedOperation op;
   op.stream = stream;
   op.what = "cudaMemPrefetchAsync " + std::to_string(bytes) + " bytes to " +
-            (location.type == cudaMemLocationTypeDevice
-                 ? "device " + std::to_string(location.id)
-                 : std::string("the host"));
+            (location.type == cudaMemLocationTypeDevice ? "device " + std::to_string(location.id)
+                                                        : std::string("the host"));
   op.call_site = SiteRef::at_pc(__builtin_return_address(0));
   op.modelled_us = kCopyOverheadUs + static_cast<double>(bytes) / kPinnedBytesPerUs;
   op.run = [](OperationAccesses&) {};  // a migration changes no byte

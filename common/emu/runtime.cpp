@@ -427,7 +427,8 @@ constexpr ErrorText kErrorTexts[] = {
      "peer access has not been enabled"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
-    {cudaErrorUnsupportedLimit, "cudaErrorUnsupportedLimit", "limit is not supported on this architecture"},
+    {cudaErrorUnsupportedLimit, "cudaErrorUnsupportedLimit",
+     "limit is not supported on this architecture"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 

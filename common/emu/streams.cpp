@@ -741,8 +741,8 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_
   op.stream = stream;
   op.what = "cudaLaunchHostFunc";
   op.call_site = detail::SiteRef::at_pc(__builtin_return_address(0));
-  op.run = [fn, user_data, device = detail::device_of_stream(stream)](
-               detail::OperationAccesses& accesses) {
+  op.run = [fn, user_data,
+            device = detail::device_of_stream(stream)](detail::OperationAccesses& accesses) {
     accesses.complete = false;
     accesses.incomplete_reason = "a host function's accesses are not traced";
     detail::flush_device_output(device);  // the GPU flushes printf before a host function

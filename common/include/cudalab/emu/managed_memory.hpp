@@ -19,7 +19,8 @@ namespace cudalab::emu {
 cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes,
                               unsigned int flags = cudaMemAttachGlobal);
 template <class T>
-cudaError_t cudaMallocManaged(T** ptr, std::size_t bytes, unsigned int flags = cudaMemAttachGlobal) {
+cudaError_t cudaMallocManaged(T** ptr, std::size_t bytes,
+                              unsigned int flags = cudaMemAttachGlobal) {
   return ::cudalab::emu::cudaMallocManaged(reinterpret_cast<void**>(ptr), bytes, flags);
 }
 // CUDA 13's signatures (a cudaMemLocation, not a device ordinal). Both check
