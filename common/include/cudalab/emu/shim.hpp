@@ -16,6 +16,8 @@
 //     rsqrtf, __saturatef, __popc, min/max, ...); the rest comes from <cmath>.
 //   * the half and bfloat16 functions cuda_fp16.h/cuda_bf16.h leave to nvcc
 //     (__hfma, hexp, h2sqrt, __half2int_rn, ...: half_math.hpp).
+//   * device printf and assert, managed memory and the device limits
+//     (device_printf.hpp, managed_memory.hpp; docs/emulator.md).
 //   * the runtime API subset of runtime.hpp under CUDA's names (macros);
 //     every other runtime function (cudaIpcGetMemHandle, cudaGraphLaunch, ...)
 //     is a compile error naming it (the generated runtime_not_provided.hpp).
