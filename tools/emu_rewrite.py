@@ -42,6 +42,9 @@ import sys
 LAUNCH = "::cudalab::emu::launch_chevron("
 CONFIG = "::cudalab::emu::ChevronConfig{"
 STATIC_SHARED = "::cudalab::emu::static_shared"
+# printf, ::printf and std::printf calls: device printf in a kernel, vprintf
+# in host code (cudalab/emu/device_printf.hpp).
+PRINTF = "::cudalab::emu::device_printf"
 DYNAMIC_SHARED = "::cudalab::emu::dynamic_shared_memory()"
 NAMESPACE_STATIC = "::cudalab::emu::shared_at_namespace"
 NAMESPACE_DYNAMIC = "::cudalab::emu::dynamic_shared_at_namespace"
@@ -354,6 +357,22 @@ class Rewriter:
         self.replace[seq[chevron]] = ", " + CONFIG
         self.replace[seq[close]] = "}"
         self.replace[seq[close + 1]] = ", " if has_args else ""
+
+    # ---- printf
+    def rewrite_printf(self, seq, p):
+        if self.text(seq, p + 1) != "(":
+            return  # not a call: format(printf, 1, 2), &printf
+        before = self.text(seq, p - 1)
+        if before in (".", "->", "int"):
+            return  # a member, or a declaration of printf
+        if before == "::":
+            qualifier = self.text(seq, p - 2)
+            if qualifier == "std":
+                self.replace[seq[p - 2]] = ""
+            elif self.is_name(seq, p - 2) or qualifier == ">":
+                return  # another namespace's or class's printf
+            self.replace[seq[p - 1]] = ""
+        self.replace[seq[p]] = PRINTF
 
     # ---- __shared__
     def _namespace_braces(self):
@@ -773,6 +792,8 @@ class Rewriter:
                     self.rewrite_constant(seq, p)
                 elif t == "__device__" and group == 0:
                     self.register_device_variable(seq, p)
+                elif t == "printf":
+                    self.rewrite_printf(seq, p)
         return "".join(self.prefix.get(i, "") + self.replace.get(i, token.text)
                        for i, token in enumerate(self.tokens))
 

@@ -35,6 +35,7 @@ struct Allocation {
   std::size_t guard_back = 0;
   int device = 0;                 // the virtual device current when it was allocated
   bool is_constant_bank = false;  // a device's __constant__ variables (constant_memory.cpp)
+  unsigned managed_flags = 0;     // cudaMallocManaged: cudaMemAttachGlobal or cudaMemAttachHost
   std::atomic<bool> freed{false};
   std::unique_ptr<std::uint8_t[]> initialised;  // one byte per byte: written yet?
   // Per 4-byte word: (launch id << 40) | (block + 1) of the last plain
@@ -81,6 +82,8 @@ std::string hex(std::uintptr_t v);
 // ---- allocations (allocations.cpp) ----
 // Owned by `device`; -1: the current device.
 Allocation* allocate(std::size_t bytes, int device = -1);
+// The same on whole pages between pages of red zone, zero-filled (managed memory).
+Allocation* allocate_page_aligned(std::size_t bytes, int device = -1);
 bool release(void* base);  // false: not a live allocation
 // Blocks of the stream-ordered pool (stream_allocator.cpp): cudaFreeAsync's
 // block leaves the live set when the free runs (a kernel touching it then is

@@ -98,6 +98,7 @@ enum class ReportKind {
   peer_access,            // a kernel touched another device's memory without peer access enabled
   grid_sync,              // cooperative_groups::this_grid().sync() outside a cooperative launch
   constant_write,         // a kernel stored to a __constant__ variable (read-only in kernels)
+  device_assert,          // assert() failed in a kernel (cudaErrorAssert, sticky until reset)
 };
 const char* to_string(ReportKind kind);
 
