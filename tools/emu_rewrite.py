@@ -16,6 +16,10 @@ HIP, and leaves every other byte alone:
         T* const name = static_cast<T*>(::cudalab::emu::dynamic_shared_memory());
     at namespace scope, a static object of a wrapper type from
     cudalab/emu/shared_at_namespace.hpp that reaches the current block's copy.
+    __constant__ [__align__(N)] T name[D] [= INIT];        (at namespace scope)
+        static ::cudalab::emu::constant_symbol<T[D], Site[, N]> name{"name", __FILE__, __LINE__[, INIT]};
+    __device__ T name ...;                                 (a variable at namespace scope)
+        kept, and registered as a symbol for cudaMemcpyToSymbol & co on the same line.
 
 It skips comments, string, character and raw-string literals and preprocessor
 lines, except the bodies of #define, where launches are real code too.
@@ -38,9 +42,14 @@ import sys
 LAUNCH = "::cudalab::emu::launch_chevron("
 CONFIG = "::cudalab::emu::ChevronConfig{"
 STATIC_SHARED = "::cudalab::emu::static_shared"
+# printf, ::printf and std::printf calls: device printf in a kernel, vprintf
+# in host code (cudalab/emu/device_printf.hpp).
+PRINTF = "::cudalab::emu::device_printf"
 DYNAMIC_SHARED = "::cudalab::emu::dynamic_shared_memory()"
 NAMESPACE_STATIC = "::cudalab::emu::shared_at_namespace"
 NAMESPACE_DYNAMIC = "::cudalab::emu::dynamic_shared_at_namespace"
+CONSTANT = "::cudalab::emu::constant_symbol"
+DEVICE_SYMBOL = "::cudalab::emu::detail::register_device_symbol"
 
 # Longest first: the lexer takes the longest punctuator that matches.
 # `<<<` and `>>>` are tokens of their own (as in nvcc), so a launch is found
@@ -349,6 +358,22 @@ class Rewriter:
         self.replace[seq[close]] = "}"
         self.replace[seq[close + 1]] = ", " if has_args else ""
 
+    # ---- printf
+    def rewrite_printf(self, seq, p):
+        if self.text(seq, p + 1) != "(":
+            return  # not a call: format(printf, 1, 2), &printf
+        before = self.text(seq, p - 1)
+        if before in (".", "->", "int"):
+            return  # a member, or a declaration of printf
+        if before == "::":
+            qualifier = self.text(seq, p - 2)
+            if qualifier == "std":
+                self.replace[seq[p - 2]] = ""
+            elif self.is_name(seq, p - 2) or qualifier == ">":
+                return  # another namespace's or class's printf
+            self.replace[seq[p - 1]] = ""
+        self.replace[seq[p]] = PRINTF
+
     # ---- __shared__
     def _namespace_braces(self):
         """Indices of the `{` tokens that open a namespace or an extern "C" block."""
@@ -570,6 +595,169 @@ class Rewriter:
                     f"static_cast<{full_type} (*){rest}>({DYNAMIC_SHARED});")
         return f"{full_type}* const {name} = static_cast<{full_type}*>({DYNAMIC_SHARED});"
 
+    # ---- __constant__ and __device__ variables
+    def variable_declaration(self, seq, at):
+        """(first, semicolon) of the declaration around `at`, initialisers allowed."""
+        p = at - 1
+        while p >= 0 and self.text(seq, p) not in (";", "{", "}", ":"):
+            if self.text(seq, p) in (")", "]"):
+                p = self.match_back(seq, p)
+            p -= 1
+        first = p + 1
+        p = at + 1
+        while True:
+            t = self.text(seq, p)
+            if t == ";":
+                return first, p
+            if t in ("(", "[", "{"):
+                p = self.match_forward(seq, p)
+            elif t in ("", "}", ")", "]"):
+                return first, None
+            p += 1
+
+    def split_top_level(self, seq, ps, separator):
+        """`ps` split at the top-level tokens `separator` (brackets and templates skipped)."""
+        parts, current, angle, k = [], [], 0, 0
+        while k < len(ps):
+            t = self.text(seq, ps[k])
+            if t in ("(", "[", "{"):
+                close = self.match_forward(seq, ps[k])
+                while k < len(ps) and ps[k] <= close:
+                    current.append(ps[k])
+                    k += 1
+                continue
+            if t == "<":
+                angle += 1
+            elif t in CLOSERS and angle:
+                angle = max(0, angle - CLOSERS[t])
+            if t == separator and angle == 0:
+                parts.append(current)
+                current = []
+            else:
+                current.append(ps[k])
+            k += 1
+        parts.append(current)
+        return parts
+
+    def rewrite_constant(self, seq, at):
+        line = self.line(seq, at)
+        if not self.at_namespace_scope(0, seq[at]):
+            raise RewriteError(line, "a __constant__ variable must be declared at namespace "
+                               "scope (as nvcc requires)")
+        first, semicolon = self.variable_declaration(seq, at)
+        if semicolon is None:
+            raise RewriteError(line, "cannot find the ';' that ends this __constant__ declaration")
+
+        def unclassifiable(why):
+            return RewriteError(line, f"cannot classify this __constant__ declaration: {why}")
+
+        words, align = [], None
+        p = first
+        while p < semicolon:
+            t = self.text(seq, p)
+            if t in ("__align__", "alignas"):
+                if self.text(seq, p + 1) != "(":
+                    raise unclassifiable(f"'{t}' without '('")
+                close = self.match_forward(seq, p + 1)
+                align = self.join(seq, range(p + 2, close))
+                p = close + 1
+                continue
+            if t == "extern":
+                raise RewriteError(line, "extern __constant__ needs relocatable device code "
+                                   "(nvcc -rdc), which the emulator does not model: define the "
+                                   "variable in the file whose kernels read it")
+            if t not in ("static", "__constant__", "__device__", "inline"):
+                words.append(p)
+            p += 1
+        parts = self.split_top_level(seq, words, ",")
+        if not all(parts):
+            raise unclassifiable("an empty declarator")
+        declarators = []
+        for k, part in enumerate(parts):
+            init = None
+            pieces = self.split_top_level(seq, part, "=")
+            if len(pieces) == 2:
+                part, init = pieces[0], self.join(seq, pieces[1])
+            elif part and self.text(seq, part[-1]) == "}":
+                opener = self.match_back(seq, part[-1])
+                inner = [q for q in part if q > opener and q < part[-1]]
+                init = "{" + self.join(seq, inner) + "}"
+                part = [q for q in part if q < opener]
+            if k == 0:
+                type_ps, name_p, dims = self.constant_declarator(seq, part, unclassifiable)
+                base = type_ps
+            else:
+                if not part or not self.is_name(seq, part[0]):
+                    raise unclassifiable("a declarator that is not NAME[DIMS]")
+                type_ps, name_p, dims = base, part[0], self.dims(seq, part[1:], unclassifiable)
+            if "[]" in dims:
+                raise unclassifiable("an array without a size")
+            declarators.append((type_ps, name_p, "".join(dims), init))
+        out = ""
+        begin, end = seq[first], seq[semicolon] + 1
+        for type_ps, name_p, dims, init in declarators:
+            plain = self.join(seq, [q for q in type_ps if self.text(seq, q) not in CV])
+            name = self.text(seq, name_p)
+            extra = f", {align}" if align else ""
+            value = f", {init}" if init is not None else ""
+            out += (f"[[maybe_unused]] static {CONSTANT}<{plain}{dims}, decltype([] {{}}){extra}> "
+                    f"{name}{{\"{name}\", __FILE__, __LINE__{value}}}; ")
+        breaks = self.line_breaks(begin, end)
+        for index in range(begin, end):
+            self.replace[index] = ""
+        self.replace[begin] = out.rstrip() + breaks
+
+    def constant_declarator(self, seq, part, unclassifiable):
+        k = 0
+        while k < len(part) and self.text(seq, part[k]) != "[":
+            if self.text(seq, part[k]) in ("(", "*", "&"):
+                if self.text(seq, part[k]) == "(" and self.text(seq, part[k - 1]) in (
+                        "decltype", "sizeof"):
+                    k = self.match_forward_in(seq, part, k)
+                    continue
+                if self.text(seq, part[k]) == "(":
+                    raise unclassifiable("only `TYPE NAME[DIMS]` declarators are supported")
+            k += 1
+        if k < 2 or not self.is_name(seq, part[k - 1]):
+            raise unclassifiable("expected `TYPE NAME[DIMS]`")
+        return part[:k - 1], part[k - 1], self.dims(seq, part[k:], unclassifiable)
+
+    def match_forward_in(self, seq, part, k):
+        close = self.match_forward(seq, part[k])
+        while k < len(part) and part[k] <= close:
+            k += 1
+        return k
+
+    def register_device_variable(self, seq, at):
+        """A `__device__` variable at namespace scope becomes a symbol the
+        emulator's cudaMemcpyToSymbol & co accept; functions are left alone."""
+        if not self.at_namespace_scope(0, seq[at]):
+            return
+        first, semicolon = self.variable_declaration(seq, at)
+        if semicolon is None:
+            return
+        texts = [self.text(seq, q) for q in range(first, semicolon)]
+        if any(t in ("__shared__", "__constant__", "extern", "template", "typedef", "using",
+                     "__global__") for t in texts):
+            return
+        names = []
+        for part in self.split_top_level(seq, list(range(first, semicolon)), ","):
+            head = self.split_top_level(seq, part, "=")[0]
+            k = 0
+            while k < len(head) and self.text(seq, head[k]) not in ("[", "(", "{"):
+                k += 1
+            if k < len(head) and self.text(seq, head[k]) == "(":
+                return  # a function
+            if k == 0 or not self.is_name(seq, head[k - 1]):
+                return
+            names.append(self.text(seq, head[k - 1]))
+        registration = "".join(
+            f" [[maybe_unused]] static const bool cudalab_device_symbol_{name} = "
+            f"{DEVICE_SYMBOL}(::std::addressof({name}), sizeof({name}), \"{name}\");"
+            for name in names)
+        index = seq[semicolon]
+        self.replace[index] = self.replace.get(index, ";") + registration
+
     def join(self, seq, ps):
         """The source text of the significant tokens `ps`, as written, on one line."""
         out, previous = "", None
@@ -600,6 +788,12 @@ class Rewriter:
                     self.rewrite_launch(seq, p)
                 elif t == "__shared__":
                     self.rewrite_shared(seq, p)
+                elif t == "__constant__" and group == 0:
+                    self.rewrite_constant(seq, p)
+                elif t == "__device__" and group == 0:
+                    self.register_device_variable(seq, p)
+                elif t == "printf":
+                    self.rewrite_printf(seq, p)
         return "".join(self.prefix.get(i, "") + self.replace.get(i, token.text)
                        for i, token in enumerate(self.tokens))
 

@@ -6,6 +6,8 @@
 // out of bounds of `a` rather than as an access into a neighbour; and freed
 // memory stays reserved in a quarantine for a while, so that a use after free
 // is recognised as one instead of touching whatever cudaMalloc returned next.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -62,6 +64,31 @@ Allocation* allocate(std::size_t bytes, int device) {
   a->reserved_low = reinterpret_cast<std::uintptr_t>(memory);
   a->reserved_bytes = reserved;
   a->base = a->reserved_low + kRedZone;
+  a->bytes = bytes;
+  a->device = device < 0 ? current_device() : device;
+  a->initialised = std::make_unique<std::uint8_t[]>(std::max<std::size_t>(bytes, 1));
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  Allocation* raw = a.get();
+  r.live[raw->base] = raw;
+  r.spans[raw->reserved_low] = raw;
+  r.all.push_back(std::move(a));
+  return raw;
+}
+
+Allocation* allocate_page_aligned(std::size_t bytes, int device) {
+  // Whole pages, and a page of red zone on either side, so that protecting
+  // the allocation's pages touches nothing else.
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + page - 1) / page * page;
+  const std::size_t reserved = page + rounded + page;
+  void* memory = std::aligned_alloc(page, reserved);
+  if (!memory) return nullptr;
+  std::memset(memory, 0, reserved);
+  auto a = std::make_unique<Allocation>();
+  a->reserved_low = reinterpret_cast<std::uintptr_t>(memory);
+  a->reserved_bytes = reserved;
+  a->base = a->reserved_low + page;
   a->bytes = bytes;
   a->device = device < 0 ? current_device() : device;
   a->initialised = std::make_unique<std::uint8_t[]>(std::max<std::size_t>(bytes, 1));

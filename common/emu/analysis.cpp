@@ -20,7 +20,7 @@ struct Lane {
 };
 
 struct RequestShape {
-  unsigned sectors = 0, lines = 0, ways = 0;
+  unsigned sectors = 0, lines = 0, ways = 0, constant_addresses = 0;
   std::uint64_t distinct_bytes = 0;
 };
 
@@ -83,9 +83,20 @@ unsigned bank_ways(const Lane* lanes, std::size_t n) {
   return ways;
 }
 
-RequestShape shape_of(Lane* lanes, std::size_t n, bool shared) {
+// Transactions of a constant-cache request: one per distinct address.
+unsigned distinct_addresses(const Lane* lanes, std::size_t n) {
+  std::array<std::uint64_t, 32> seen;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n && i < seen.size(); ++i) seen[count++] = lanes[i].address;
+  std::sort(seen.begin(), seen.begin() + count);
+  return static_cast<unsigned>(std::unique(seen.begin(), seen.begin() + count) - seen.begin());
+}
+
+RequestShape shape_of(Lane* lanes, std::size_t n, bool shared, bool constant = false) {
   RequestShape s;
-  if (shared) {
+  if (constant) {
+    s.constant_addresses = distinct_addresses(lanes, n);
+  } else if (shared) {
     s.ways = bank_ways(lanes, n);
   } else {
     global_shape(lanes, n, s);
@@ -102,6 +113,15 @@ void add(SectorStats& stats, const RequestShape& r) {
   ++stats.sectors_histogram[r.sectors];
 }
 
+void add(ConstantStats& stats, const RequestShape& r) {
+  ++stats.requests;
+  stats.transactions += r.constant_addresses;
+  if (stats.transactions_histogram.size() <= r.constant_addresses) {
+    stats.transactions_histogram.resize(r.constant_addresses + 1);
+  }
+  ++stats.transactions_histogram[r.constant_addresses];
+}
+
 void add(BankStats& stats, const RequestShape& r) {
   ++stats.requests;
   stats.wavefronts += r.ways;
@@ -112,12 +132,18 @@ void add(BankStats& stats, const RequestShape& r) {
 
 // What a request is: a load, a store or an atomic (ncu counts the three
 // apart), of global or shared memory.
-enum RequestKind : std::uint8_t { kWriteBit = 1, kSharedBit = 2, kAtomicBit = 4, kKinds = 8 };
+enum RequestKind : std::uint8_t {
+  kWriteBit = 1,
+  kSharedBit = 2,
+  kAtomicBit = 4,
+  kConstantBit = 8,
+  kKinds = 16
+};
 
 std::uint8_t request_kind(const AccessRecord& r) {
-  return static_cast<std::uint8_t>((r.is_write() ? kWriteBit : 0) |
-                                   (r.is_shared() ? kSharedBit : 0) |
-                                   (r.is_atomic() ? kAtomicBit : 0));
+  return static_cast<std::uint8_t>(
+      (r.is_write() ? kWriteBit : 0) | (r.is_shared() ? kSharedBit : 0) |
+      (r.is_atomic() ? kAtomicBit : 0) | (r.is_constant() ? kConstantBit : 0));
 }
 
 // Groups accesses (already given launch site ids) into requests and calls
@@ -252,9 +278,12 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
         const bool write = first->kind & kWriteBit;
         const bool shared = first->kind & kSharedBit;
         const bool atomic = first->kind & kAtomicBit;
-        RequestShape s = shape_of(lanes, count, shared);
+        const bool constant = first->kind & kConstantBit;
+        RequestShape s = shape_of(lanes, count, shared, constant);
         SiteStats& site = stats[first->site];
-        if (shared) {
+        if (constant) {
+          add(site.constant_loads, s);
+        } else if (shared) {
           add(atomic ? site.shared_atomics : write ? site.shared_stores : site.shared_loads, s);
         } else {
           add(atomic ? site.atomics : write ? site.stores : site.loads, s);
@@ -265,7 +294,8 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
   for (std::uint32_t site = 0; site < site_count; ++site) {
     const SiteStats& s = stats[site];
     if (!s.loads.requests && !s.stores.requests && !s.atomics.requests &&
-        !s.shared_loads.requests && !s.shared_stores.requests && !s.shared_atomics.requests) {
+        !s.shared_loads.requests && !s.shared_stores.requests && !s.shared_atomics.requests &&
+        !s.constant_loads.requests) {
       continue;
     }
     SiteStats& total = launch.stats[site];
@@ -275,6 +305,7 @@ void analyse_block(LaunchState& launch, std::uint32_t block_linear, std::vector<
     total.shared_loads.merge(s.shared_loads);
     total.shared_stores.merge(s.shared_stores);
     total.shared_atomics.merge(s.shared_atomics);
+    total.constant_loads.merge(s.constant_loads);
   }
   launch.accesses_seen += n;
   if (launch.accesses_kept + n <= launch.options.max_recorded_accesses) {
@@ -314,13 +345,15 @@ std::vector<WarpRequest> rebuild_requests(const LaunchRecord& launch) {
                        w.is_write = first->kind & kWriteBit;
                        w.is_atomic = first->kind & kAtomicBit;
                        w.is_shared = first->kind & kSharedBit;
+                       w.is_constant = first->kind & kConstantBit;
                        w.bytes_per_lane = bytes[first->index];
                        for (const Keyed* k = first; k != last; ++k) {
                          const unsigned lane = threads[k->index] % 32;
                          w.active_mask |= 1u << lane;
                          w.addresses[lane] = addresses[k->index];
                        }
-                       RequestShape s = shape_of(lanes, n, w.is_shared);
+                       RequestShape s = shape_of(lanes, n, w.is_shared, w.is_constant);
+                       w.constant_addresses = s.constant_addresses;
                        w.sectors = s.sectors;
                        w.lines = s.lines;
                        w.ways = s.ways;
@@ -334,6 +367,19 @@ std::vector<WarpRequest> rebuild_requests(const LaunchRecord& launch) {
 }  // namespace cudalab::emu::detail
 
 namespace cudalab::emu {
+double ConstantStats::transactions_per_request() const {
+  return requests ? static_cast<double>(transactions) / static_cast<double>(requests) : 0.0;
+}
+void ConstantStats::merge(const ConstantStats& other) {
+  requests += other.requests;
+  transactions += other.transactions;
+  if (transactions_histogram.size() < other.transactions_histogram.size()) {
+    transactions_histogram.resize(other.transactions_histogram.size());
+  }
+  for (std::size_t k = 0; k < other.transactions_histogram.size(); ++k) {
+    transactions_histogram[k] += other.transactions_histogram[k];
+  }
+}
 std::vector<WarpRequest> warp_requests(const LaunchRecord& launch) {
   return detail::rebuild_requests(launch);
 }

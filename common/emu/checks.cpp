@@ -289,6 +289,9 @@ bool on_access_at(const Allocation* allocation, const void* address, std::size_t
     report_misaligned(*run, allocation, address, bytes, alignment, flags, site);
     run->abort_block();  // as the GPU aborts the kernel; does not return
   }
+  if (allocation && allocation->is_constant_bank) [[unlikely]] {
+    return constant_access(*run, *allocation, address, bytes, flags, site);
+  }
   const Checks& checks = run->launch->options.checks;
   if (!shared && checks.bounds && !check_bounds(*run, allocation, address, bytes, flags, site)) {
     // Still an access for the race checker between streams: a read of a

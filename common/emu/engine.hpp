@@ -33,7 +33,9 @@ struct Allocation {
   // may not touch them, host copies may.
   std::size_t guard_front = 0;
   std::size_t guard_back = 0;
-  int device = 0;  // the virtual device current when it was allocated
+  int device = 0;                 // the virtual device current when it was allocated
+  bool is_constant_bank = false;  // a device's __constant__ variables (constant_memory.cpp)
+  unsigned managed_flags = 0;     // cudaMallocManaged: cudaMemAttachGlobal or cudaMemAttachHost
   std::atomic<bool> freed{false};
   std::unique_ptr<std::uint8_t[]> initialised;  // one byte per byte: written yet?
   // Per 4-byte word: (launch id << 40) | (block + 1) of the last plain
@@ -80,6 +82,8 @@ std::string hex(std::uintptr_t v);
 // ---- allocations (allocations.cpp) ----
 // Owned by `device`; -1: the current device.
 Allocation* allocate(std::size_t bytes, int device = -1);
+// The same on whole pages between pages of red zone, zero-filled (managed memory).
+Allocation* allocate_page_aligned(std::size_t bytes, int device = -1);
 bool release(void* base);  // false: not a live allocation
 // Blocks of the stream-ordered pool (stream_allocator.cpp): cudaFreeAsync's
 // block leaves the live set when the free runs (a kernel touching it then is
@@ -182,6 +186,7 @@ struct RawAccess {
 struct SiteStats {
   SectorStats loads, stores, atomics;
   BankStats shared_loads, shared_stores, shared_atomics;
+  ConstantStats constant_loads;
 };
 
 // Everything one launch shares between the workers running its blocks.
@@ -296,6 +301,14 @@ void* block_dynamic_shared(BlockRun& run) noexcept;
 // cudaFuncAttributeMaxDynamicSharedMemorySize per kernel (48 KiB unless set).
 cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) noexcept;
 std::size_t max_dynamic_shared_of(const void* kernel) noexcept;
+
+// A kernel's access to a device's constant bank (constant_memory.cpp): a
+// read is traced as constant memory, a store or a read outside every
+// __constant__ variable is a report; false: the access must not happen.
+bool constant_access(BlockRun& run, const Allocation& bank, const void* address, std::size_t bytes,
+                     unsigned flags, SiteRef site);
+// The fault of an earlier launch, returned once (runtime.cpp).
+cudaError_t take_pending_fault() noexcept;
 
 // Block-level analyses at the end of a block (analysis.cpp).
 void analyse_block(LaunchState& launch, std::uint32_t block_linear,

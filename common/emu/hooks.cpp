@@ -238,7 +238,10 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   if (!on_access_at(allocation, address, bytes, alignment, flags, site)) {
     run.abort_block();  // out of bounds, freed, or no device memory: the access must not happen
   }
-  if (allocation && !allocation->freed.load(std::memory_order_relaxed) && a >= allocation->base &&
+  // A constant bank stays out of the cache: the cached path would trace its
+  // reads as global memory.
+  if (allocation && !allocation->is_constant_bank &&
+      !allocation->freed.load(std::memory_order_relaxed) && a >= allocation->base &&
       a + bytes <= allocation->base + allocation->bytes) {
     run.cached[run.cache_next] = {allocation->base, allocation->bytes, allocation};
     run.cache_next = (run.cache_next + 1) % BlockRun::kCachedAllocations;

@@ -34,6 +34,13 @@ json stats_json(const BankStats& s) {
           {"ways_histogram", s.ways_histogram}};
 }
 
+json stats_json(const ConstantStats& s) {
+  return {{"requests", s.requests},
+          {"transactions", s.transactions},
+          {"transactions_per_request", s.transactions_per_request()},
+          {"transactions_histogram", s.transactions_histogram}};
+}
+
 json report_json(const Report& r) {
   return {{"kind", to_string(r.kind)},
           {"kernel", r.kernel},
@@ -110,6 +117,13 @@ nlohmann::json to_json(const LaunchRecord& launch, const ExportLimits& limits) {
                            {"atomics", stats_json(launch.bank_conflicts.atomics)},
                            {"per_site", bank_sites}};
 
+  json constant_sites = json::array();
+  for (const auto& s : launch.constant_cache.per_site) {
+    constant_sites.push_back({{"site", s.site}, {"loads", stats_json(s.loads)}});
+  }
+  doc["constant_cache"] = {{"loads", stats_json(launch.constant_cache.loads)},
+                           {"per_site", constant_sites}};
+
   json reports = json::array();
   for (std::size_t i = 0; i < launch.reports.size() && i < limits.max_reports; ++i) {
     reports.push_back(report_json(launch.reports[i]));
@@ -162,7 +176,7 @@ nlohmann::json to_json(const LaunchRecord& launch, const ExportLimits& limits) {
                            : "none: every access is here"},
       {"blocks_exported", blocks},
       {"columns", json::array({"block", "thread", "site", "address", "bytes", "flags"})},
-      {"flags", {{"read", 1}, {"write", 2}, {"atomic", 4}, {"shared", 8}}},
+      {"flags", {{"read", 1}, {"write", 2}, {"atomic", 4}, {"shared", 8}, {"constant", 16}}},
       {"accesses", accesses}};
   return doc;
 }

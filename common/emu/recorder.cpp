@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
+#include "device_side_effects.hpp"
 #include "engine.hpp"
 #include "streams.hpp"
 #include "symbolizer.hpp"
@@ -191,9 +194,12 @@ double execute_launch(const LaunchRequest& request, OperationAccesses* accesses,
   launch.start_us = start_us;
   launch.cooperative = request.cooperative;
 
+  device_work_begins();
   run_launch_state(launch);
+  device_work_ends();
 
   if (launch.error != cudaSuccess) set_pending_fault(launch.error);
+  if (launch.error == cudaErrorAssert) set_sticky_error(launch.device, cudaErrorAssert);
   if (accesses) collect_accesses(launch, *accesses);
   record_launch(launch);
   return kernel_modelled_us(launch.total_blocks * launch.threads_per_block,
@@ -230,10 +236,23 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
   request.device = device_of_stream(stream);  // the stream's device runs it
   request.cooperative = CooperativeLaunch::active();
+  // A device that failed an assert runs nothing until cudaDeviceReset.
+  if (cudaError_t sticky = sticky_error(request.device); sticky != cudaSuccess) {
+    set_last_error(sticky);
+    return;
+  }
+  flush_device_output(request.device);  // the GPU flushes printf at a launch's start
+  managed_kernel_launched(request.device, kernel);
   if (runs_at_once(stream)) {
     const double start_us = unqueued_start_us();
     unqueued_ended(start_us, execute_launch(request, nullptr, start_us),
                    [&] { return launch_description(kernel, grid, block); });
+    // CUDA_LAUNCH_BLOCKING=1 makes the GPU flush at the launch's end too.
+    static const bool launch_blocking = [] {
+      const char* v = std::getenv("CUDA_LAUNCH_BLOCKING");
+      return v && std::string_view(v) == "1";
+    }();
+    if (launch_blocking) flush_device_output(request.device);
     return;
   }
   // Queued: the parameter block is copied, as the GPU copies it at launch.
@@ -313,7 +332,13 @@ void record_launch(LaunchState& launch) {
           {site, s.shared_loads, s.shared_stores, s.shared_atomics});
     }
   }
+  for (auto& [site, s] : launch.stats) {
+    record.constant_cache.loads.merge(s.constant_loads);
+    if (s.constant_loads.requests)
+      record.constant_cache.per_site.push_back({site, s.constant_loads});
+  }
   auto by_site = [](const auto& a, const auto& b) { return a.site < b.site; };
+  std::sort(record.constant_cache.per_site.begin(), record.constant_cache.per_site.end(), by_site);
   std::sort(record.coalescing.per_site.begin(), record.coalescing.per_site.end(), by_site);
   std::sort(record.bank_conflicts.per_site.begin(), record.bank_conflicts.per_site.end(), by_site);
   launches.push_back(std::move(record));
@@ -373,6 +398,10 @@ const char* to_string(ReportKind kind) {
       return "peer_access";
     case ReportKind::grid_sync:
       return "grid_sync";
+    case ReportKind::constant_write:
+      return "constant_write";
+    case ReportKind::device_assert:
+      return "device_assert";
   }
   return "unknown";
 }

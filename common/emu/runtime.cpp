@@ -10,6 +10,7 @@
 #include <string_view>
 #include <thread>
 
+#include "device_side_effects.hpp"
 #include "engine.hpp"
 #include "streams.hpp"
 
@@ -24,8 +25,12 @@ std::atomic<cudaError_t> pending_fault{cudaSuccess};
 
 cudaError_t fail(cudaError_t e) { return detail::set_last_error(e); }
 
-// The fault of an earlier launch, returned once.
-cudaError_t take_fault() { return pending_fault.exchange(cudaSuccess); }
+// The fault of an earlier launch, returned once; a sticky one (a failed
+// device assert) every time, until cudaDeviceReset.
+cudaError_t take_fault() {
+  if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return sticky;
+  return pending_fault.exchange(cudaSuccess);
+}
 
 }  // namespace
 
@@ -41,6 +46,8 @@ void set_pending_fault(cudaError_t error) noexcept {
   pending_fault.compare_exchange_strong(expected, error);
 }
 
+cudaError_t take_pending_fault() noexcept { return take_fault(); }
+
 bool is_default_stream(cudaStream_t stream) noexcept {
   return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
 }
@@ -49,6 +56,7 @@ bool is_default_stream(cudaStream_t stream) noexcept {
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return fail(cudaErrorInvalidValue);
+  if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return fail(sticky);
   // No implicit synchronisation: on an H200 (CUDA 13) cudaMalloc does not
   // wait for pending work, whatever the docs allow (tests/emu/test_stream_probes.cpp).
   Allocation* a = detail::allocate(bytes);
@@ -81,7 +89,10 @@ std::size_t device_bytes_from(const void* p) noexcept {
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
+  if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return fail(sticky);
   detail::synchronize_device();
+  detail::host_synchronised(-1, true);
+  detail::forget_managed(ptr);
   detail::forget_pool_block(ptr);
   return detail::release(ptr) ? cudaSuccess : fail(cudaErrorInvalidValue);
 }
@@ -207,6 +218,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   Allocation* to = nullptr;
   if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
   if (detail::runs_at_once(nullptr)) {
+    // Nothing is queued: the copy is the host synchronising with the device.
+    detail::host_synchronised(-1, false);
     const double start_us = detail::unqueued_start_us();
     copy_now(dst, src, bytes, to);
     detail::unqueued_ended(start_us, copy_modelled_us(dst, src, bytes), [&] {
@@ -219,12 +232,14 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   // stream's unordered work still races with it.
   queue_copy("cudaMemcpy", dst, src, bytes, to, nullptr, true,
              detail::SiteRef::at_pc(__builtin_return_address(0)));
+  detail::host_synchronised(-1, false);
   return fail(take_fault());
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream) {
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return fail(sticky);
   if (detail::runs_at_once(stream)) return cudaMemcpy(dst, src, bytes, kind);
   if (bytes == 0) return cudaSuccess;
   Allocation* to = nullptr;
@@ -295,9 +310,10 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
   *attributes = cudaPointerAttributes{};
   attributes->device = -1;
   if (const Allocation* a = detail::find_live(ptr, 1)) {
-    attributes->type = cudaMemoryTypeDevice;
+    attributes->type = a->managed_flags ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
     attributes->device = a->device;
     attributes->devicePointer = const_cast<void*>(ptr);
+    if (a->managed_flags) attributes->hostPointer = const_cast<void*>(ptr);
   } else if (detail::is_pinned(ptr, 1)) {
     // Portable in the emulator: every device reaches it.
     attributes->type = cudaMemoryTypeHost;
@@ -338,7 +354,9 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   if (!a) return fail(cudaErrorInvalidValue);
   if (detail::runs_at_once(nullptr)) {
     const double start_us = detail::unqueued_start_us();
+    detail::device_work_begins();  // device work: managed memory is reachable
     std::memset(ptr, value, bytes);
+    detail::device_work_ends();
     a->mark_initialised(reinterpret_cast<std::uintptr_t>(ptr), bytes);
     detail::unqueued_ended(start_us, memset_modelled_us(bytes),
                            [&] { return "cudaMemset " + std::to_string(bytes) + " bytes"; });
@@ -351,6 +369,7 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream) {
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return fail(sticky);
   if (detail::runs_at_once(stream)) return cudaMemset(ptr, value, bytes);
   if (bytes == 0) return cudaSuccess;
   Allocation* a = detail::find_live(ptr, bytes);
@@ -368,6 +387,7 @@ cudaError_t cudaGetLastError() {
 }
 
 cudaError_t cudaPeekAtLastError() {
+  if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return sticky;
   cudaError_t fault = pending_fault.load();
   return fault != cudaSuccess ? fault : last_error;
 }
@@ -408,6 +428,11 @@ constexpr ErrorText kErrorTexts[] = {
     {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
      "peer access has not been enabled"},
     {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorUnsupportedLimit, "cudaErrorUnsupportedLimit",
+     "limit is not supported on this architecture"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 
@@ -432,17 +457,22 @@ const char* cudaGetErrorString(cudaError_t error) {
 
 cudaError_t cudaDeviceSynchronize() {
   detail::synchronize_device();
+  detail::host_synchronised(-1, true);
   return fail(take_fault());
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
   detail::synchronize_stream(stream);
+  detail::host_synchronised(detail::device_of_stream(stream), false);
   return fail(take_fault());
 }
 
 cudaError_t cudaDeviceReset() {
   detail::reset_device();
+  detail::host_synchronised(-1, true);
+  detail::reset_device_output(detail::current_device());
+  detail::clear_sticky_error(detail::current_device());
   take_fault();
   last_error = cudaSuccess;
   return cudaSuccess;
@@ -480,6 +510,11 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->unifiedAddressing = 1;
   prop->concurrentKernels = 0;
   prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel (cooperative_launch.cpp)
+  // cudaMallocManaged, on the strict model: no host access while a kernel
+  // is outstanding (managed_memory.cpp); an H200 under Linux has 1.
+  prop->managedMemory = 1;
+  prop->concurrentManagedAccess = 0;
+  prop->pageableMemoryAccess = 0;
   prop->memPitch = 0x7fffffff;
   prop->textureAlignment = 512;
   // Each virtual device its own slot on the bus, as tools that tell GPUs apart read it.
@@ -517,6 +552,15 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
       break;
     case cudaDevAttrCooperativeLaunch:
       *value = p.cooperativeLaunch;
+      break;
+    case cudaDevAttrManagedMemory:
+      *value = p.managedMemory;
+      break;
+    case cudaDevAttrConcurrentManagedAccess:
+      *value = p.concurrentManagedAccess;
+      break;
+    case cudaDevAttrPageableMemoryAccess:
+      *value = p.pageableMemoryAccess;
       break;
     case cudaDevAttrComputeCapabilityMajor:
       *value = p.major;

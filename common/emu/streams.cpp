@@ -36,6 +36,7 @@
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/timeline.hpp"
+#include "device_side_effects.hpp"
 #include "engine.hpp"
 
 namespace cudalab::emu::detail {
@@ -368,7 +369,9 @@ void execute(Model& m, std::unique_lock<std::recursive_mutex>& lock,
   lock.unlock();
   running_start_us = start_us;
   running_measured_us = -1;
+  device_work_begins();
   op.work.run(op.accesses);
+  device_work_ends();
   const double end_us =
       start_us + (running_measured_us >= 0 ? running_measured_us : op.work.modelled_us);
   merge_ranges(op.accesses.reads);
@@ -604,6 +607,14 @@ VectorClock stream_target(Model& m, cudaStream_t stream) {
 
 }  // namespace
 
+bool device_has_queued_work(int device) {
+  if (!model_active.load(std::memory_order_acquire)) return false;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  return std::any_of(m.streams.begin(), m.streams.end(),
+                     [&](const auto& s) { return s->device == device && !s->queue.empty(); });
+}
+
 void synchronize_stream(cudaStream_t stream) {
   if (!model_active.load(std::memory_order_acquire)) return;
   run_until_and_wait(stream_target(model(), stream));
@@ -730,9 +741,11 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_
   op.stream = stream;
   op.what = "cudaLaunchHostFunc";
   op.call_site = detail::SiteRef::at_pc(__builtin_return_address(0));
-  op.run = [fn, user_data](detail::OperationAccesses& accesses) {
+  op.run = [fn, user_data,
+            device = detail::device_of_stream(stream)](detail::OperationAccesses& accesses) {
     accesses.complete = false;
     accesses.incomplete_reason = "a host function's accesses are not traced";
+    detail::flush_device_output(device);  // the GPU flushes printf before a host function
     fn(user_data);
   };
   detail::enqueue(std::move(op), at_once);
@@ -791,15 +804,19 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   detail::Model& m = model();
   detail::VectorClock clock;
   bool recorded = false;
+  int device = 0;
   {
     std::lock_guard lock(m.mutex);
     Event* e = live_event(m, event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     recorded = e->recorded;
     clock = e->clock;
+    device = e->device;
   }
+  if (cudaError_t sticky = detail::sticky_error(device); sticky != cudaSuccess) return fail(sticky);
   // A never-recorded event is complete: nothing to wait for.
   if (recorded) detail::run_until_and_wait(clock);
+  detail::host_synchronised(device, false);
   return cudaSuccess;
 }
 

@@ -355,5 +355,38 @@ class Files(unittest.TestCase):
             self.assertNotEqual(out.stat().st_mtime_ns, 1)
 
 
+class ConstantAndDevice(RewriteCase):
+    CONSTANT = "::cudalab::emu::constant_symbol"
+
+    def test_arrays_scalars_alignment_and_initialisers(self):
+        c = self.CONSTANT
+        self.assertRewrites(
+            "__constant__ float lut[256];\n"
+            "static __constant__ __align__(16) int t[4] = {1, 2, 3, 4}, u[2];\n"
+            "__constant__ const float k = 2.0f;\n",
+            f'[[maybe_unused]] static {c}<float[256], decltype([] {{}})> '
+            f'lut{{"lut", __FILE__, __LINE__}};\n'
+            f'[[maybe_unused]] static {c}<int[4], decltype([] {{}}), 16> '
+            f't{{"t", __FILE__, __LINE__, {{1, 2, 3, 4}}}}; '
+            f'[[maybe_unused]] static {c}<int[2], decltype([] {{}}), 16> '
+            f'u{{"u", __FILE__, __LINE__}};\n'
+            f'[[maybe_unused]] static {c}<float, decltype([] {{}})> '
+            f'k{{"k", __FILE__, __LINE__, 2.0f}};\n')
+
+    def test_device_variables_are_registered_and_functions_left_alone(self):
+        out = self.rewrite("__device__ float* p;\n"
+                           "__device__ inline float f(float x) { return x; }\n")
+        first, second, _ = out.split("\n")
+        self.assertTrue(first.startswith("__device__ float* p; [[maybe_unused]] static const bool"))
+        self.assertIn('register_device_symbol(::std::addressof(p), sizeof(p), "p");', first)
+        self.assertEqual(second, "__device__ inline float f(float x) { return x; }")
+
+    def test_constant_in_a_function_or_extern_is_an_error(self):
+        for source in ("__global__ void k() {\n  __constant__ float c[2];\n}\n",
+                       "extern __constant__ float c[2];\n"):
+            with self.assertRaises(emu_rewrite.RewriteError):
+                emu_rewrite.rewrite(source, "/src/k.cuh")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -43,8 +43,9 @@ namespace detail {
 enum AccessFlags : unsigned {
   kRead = 1u,
   kWrite = 2u,
-  kAtomic = 4u,  // read-modify-write by an atomic: exempt from race checks
-  kShared = 8u,  // shared memory (a shared_array), not global memory
+  kAtomic = 4u,     // read-modify-write by an atomic: exempt from race checks
+  kShared = 8u,     // shared memory (a shared_array), not global memory
+  kConstant = 16u,  // a __constant__ variable read by name (constant_memory.hpp)
 };
 
 // True while a check or a recording wants to see accesses. One predictable

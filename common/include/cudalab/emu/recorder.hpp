@@ -97,6 +97,8 @@ enum class ReportKind {
                           // unordered
   peer_access,            // a kernel touched another device's memory without peer access enabled
   grid_sync,              // cooperative_groups::this_grid().sync() outside a cooperative launch
+  constant_write,         // a kernel stored to a __constant__ variable (read-only in kernels)
+  device_assert,          // assert() failed in a kernel (cudaErrorAssert, sticky until reset)
 };
 const char* to_string(ReportKind kind);
 
@@ -145,12 +147,13 @@ struct AccessRecord {
   std::uint32_t site = 0;    // LaunchRecord::sites[site]
   std::uint16_t thread = 0;  // linear thread index in its block (x fastest)
   std::uint8_t bytes = 0;
-  std::uint8_t flags = 0;  // bit 0 read, 1 write, 2 atomic, 3 shared memory
+  std::uint8_t flags = 0;  // bit 0 read, 1 write, 2 atomic, 3 shared memory, 4 constant memory
 
   bool is_read() const { return flags & 1u; }
   bool is_write() const { return flags & 2u; }
   bool is_atomic() const { return flags & 4u; }
   bool is_shared() const { return flags & 8u; }
+  bool is_constant() const { return flags & 16u; }  // a __constant__ variable read by name
   unsigned warp() const { return thread / 32u; }
   unsigned lane() const { return thread % 32u; }
 };
@@ -210,6 +213,27 @@ struct BankConflicts {
   std::vector<SiteBanks> per_site;
 };
 
+// Reads of __constant__ variables: the constant cache serves one address
+// per transaction, so a warp's request costs as many transactions as its
+// lanes read distinct addresses (1 when all read the same element, 32 when
+// every lane reads its own). The constant-cache analogue of sectors/request.
+struct ConstantStats {
+  std::uint64_t requests = 0;
+  std::uint64_t transactions = 0;                     // distinct addresses, summed over requests
+  std::vector<std::uint64_t> transactions_histogram;  // [k] = requests of k distinct addresses
+
+  double transactions_per_request() const;
+  void merge(const ConstantStats& other);
+};
+struct SiteConstant {
+  std::uint32_t site = 0;
+  ConstantStats loads;
+};
+struct ConstantCache {
+  ConstantStats loads;  // whole kernel; neither in coalescing nor in bank_conflicts
+  std::vector<SiteConstant> per_site;
+};
+
 struct AllocationInfo {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
@@ -232,6 +256,7 @@ struct LaunchRecord {
   std::uint64_t reports_suppressed = 0;  // beyond max_reports_per_launch
   Coalescing coalescing;                 // computed over all accesses, not only kept ones
   BankConflicts bank_conflicts;
+  ConstantCache constant_cache;     // reads of __constant__ variables
   cudaError_t error = cudaSuccess;  // the fault this launch raised, if any
 
   dim3 block_index(std::uint32_t linear) const;
@@ -248,12 +273,14 @@ struct WarpRequest {
   bool is_write = false;         // a store, or an atomic
   bool is_atomic = false;        // an atomic (is_write is true too)
   bool is_shared = false;
+  bool is_constant = false;  // a read of a __constant__ variable
   unsigned active_mask = 0;  // lanes that took part
   std::array<std::uint64_t, 32> addresses{};
   unsigned bytes_per_lane = 0;
-  unsigned sectors = 0;  // global: distinct 32-byte sectors
-  unsigned lines = 0;    // global: distinct 128-byte lines
-  unsigned ways = 0;     // shared: bank-conflict ways
+  unsigned sectors = 0;             // global: distinct 32-byte sectors
+  unsigned lines = 0;               // global: distinct 128-byte lines
+  unsigned ways = 0;                // shared: bank-conflict ways
+  unsigned constant_addresses = 0;  // constant: distinct addresses (transactions)
 };
 std::vector<WarpRequest> warp_requests(const LaunchRecord& launch);
 

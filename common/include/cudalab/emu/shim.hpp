@@ -16,6 +16,8 @@
 //     rsqrtf, __saturatef, __popc, min/max, ...); the rest comes from <cmath>.
 //   * the half and bfloat16 functions cuda_fp16.h/cuda_bf16.h leave to nvcc
 //     (__hfma, hexp, h2sqrt, __half2int_rn, ...: half_math.hpp).
+//   * device printf and assert, managed memory and the device limits
+//     (device_printf.hpp, managed_memory.hpp; docs/emulator.md).
 //   * the runtime API subset of runtime.hpp under CUDA's names (macros);
 //     every other runtime function (cudaIpcGetMemHandle, cudaGraphLaunch, ...)
 //     is a compile error naming it (the generated runtime_not_provided.hpp).
@@ -69,6 +71,15 @@
 #undef cudaLaunchHostFunc
 #undef cudaMallocAsync
 #undef cudaFreeAsync
+#undef cudaMemcpyToSymbol
+#undef cudaMemcpyFromSymbol
+#undef cudaMemcpyToSymbolAsync
+#undef cudaMemcpyFromSymbolAsync
+#undef cudaMemcpy2D
+#undef cudaMemcpy2DAsync
+#undef cudaMemset2D
+#undef cudaMemset2DAsync
+#undef cudaMemPrefetchAsync
 namespace cudalab::emu::detail {
 bool make_stream_zero_per_thread() noexcept;
 inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
@@ -76,11 +87,15 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 #endif
 
 #include "cudalab/emu/chevron.hpp"
+#include "cudalab/emu/constant_memory.hpp"
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/device_functions.hpp"
+#include "cudalab/emu/device_printf.hpp"
 #include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/half_math.hpp"
 #include "cudalab/emu/launch.hpp"
+#include "cudalab/emu/pitched_memory.hpp"
+#include "cudalab/emu/managed_memory.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/shared_array.hpp"
@@ -149,11 +164,27 @@ using namespace ::cudalab::emu::device_api;
 #define cudaMemcpyPeerAsync ::cudalab::emu::cudaMemcpyPeerAsync
 #define cudaPointerGetAttributes ::cudalab::emu::cudaPointerGetAttributes
 #define cudaFuncSetAttribute ::cudalab::emu::cudaFuncSetAttribute
+#define cudaDeviceSetLimit ::cudalab::emu::cudaDeviceSetLimit
+#define cudaDeviceGetLimit ::cudalab::emu::cudaDeviceGetLimit
+#define cudaMallocManaged ::cudalab::emu::cudaMallocManaged
+#define cudaMemPrefetchAsync ::cudalab::emu::cudaMemPrefetchAsync
+#define cudaMemAdvise ::cudalab::emu::cudaMemAdvise
 #define cudaMallocHost ::cudalab::emu::cudaMallocHost
 #define cudaHostAlloc ::cudalab::emu::cudaHostAlloc
 #define cudaFreeHost ::cudalab::emu::cudaFreeHost
 #define cudaMallocAsync ::cudalab::emu::cudaMallocAsync
 #define cudaFreeAsync ::cudalab::emu::cudaFreeAsync
+#define cudaMemcpyToSymbol ::cudalab::emu::cudaMemcpyToSymbol
+#define cudaMemcpyToSymbolAsync ::cudalab::emu::cudaMemcpyToSymbolAsync
+#define cudaMemcpyFromSymbol ::cudalab::emu::cudaMemcpyFromSymbol
+#define cudaMemcpyFromSymbolAsync ::cudalab::emu::cudaMemcpyFromSymbolAsync
+#define cudaGetSymbolAddress ::cudalab::emu::cudaGetSymbolAddress
+#define cudaGetSymbolSize ::cudalab::emu::cudaGetSymbolSize
+#define cudaMallocPitch ::cudalab::emu::cudaMallocPitch
+#define cudaMemcpy2D ::cudalab::emu::cudaMemcpy2D
+#define cudaMemcpy2DAsync ::cudalab::emu::cudaMemcpy2DAsync
+#define cudaMemset2D ::cudalab::emu::cudaMemset2D
+#define cudaMemset2DAsync ::cudalab::emu::cudaMemset2DAsync
 #define cudaStreamCreate ::cudalab::emu::cudaStreamCreate
 #define cudaStreamCreateWithFlags ::cudalab::emu::cudaStreamCreateWithFlags
 #define cudaStreamDestroy ::cudalab::emu::cudaStreamDestroy

@@ -1,0 +1,31 @@
+// Device printf and the device limits for the host compiler (docs/emulator.md,
+// "Device printf, assert and managed memory").
+//
+// tools/emu_rewrite.py turns `printf(`, `::printf(` and `std::printf(` in a
+// rewritten file into `::cudalab::emu::device_printf(`: called by a CUDA
+// thread it formats into its device's FIFO, which is written to stdout at the
+// next flush point (a launch, a synchronisation, a blocking copy,
+// cudaDeviceReset), as the GPU buffers it; called by host code it is vprintf.
+// A macro named printf would break `std::printf` and any later header that
+// declares a printf of its own, hence the rewrite.
+#pragma once
+
+#include <driver_types.h>
+
+#include <cstddef>
+
+namespace cudalab::emu {
+
+// In a kernel: the number of arguments the format names, as CUDA's printf
+// returns (0 without arguments, -1 for a null format), also when the FIFO
+// is full and the record is dropped. In host code: what vprintf returns.
+int device_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// cudaLimitPrintfFifoSize (1 MiB by default, per device; cudaErrorInvalidValue
+// once a kernel that called printf ran, until cudaDeviceReset, as on the GPU),
+// cudaLimitStackSize and cudaLimitMallocHeapSize (kept and reported, with no
+// effect on the emulator); any other limit: cudaErrorUnsupportedLimit.
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value);
+cudaError_t cudaDeviceGetLimit(std::size_t* value, cudaLimit limit);
+
+}  // namespace cudalab::emu
