@@ -100,9 +100,9 @@ cudalab::emu::Options bench_options(unsigned workers, bool checks) {
 int fidelity(const std::string& out_path) {
   cudalab::emu::ScopedOptions options(bench_options(0, false));
   const std::vector<FidelityRecord> records = run_fidelity_kernels();
-  std::printf("%-22s %21s %21s %21s %21s %21s\n", "kernel", "global ld req/sect",
+  std::printf("%-22s %21s %21s %21s %21s %21s %21s\n", "kernel", "global ld req/sect",
               "global st req/sect", "global atom req/sect", "shared ld req/wavef",
-              "shared st req/wavef");
+              "shared st req/wavef", "constant ld req/addr");
   nlohmann::json kernels = nlohmann::json::array();
   for (const FidelityRecord& r : records) {
     const auto sectors = [](const cudalab::emu::SectorStats& s) {
@@ -112,7 +112,8 @@ int fidelity(const std::string& out_path) {
       return nlohmann::json{{"requests", s.requests}, {"wavefronts", s.wavefronts}};
     };
     std::printf(
-        "%-22s %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu\n",
+        "%-22s %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu %10llu/%-10llu "
+        "%10llu/%-10llu\n",
         r.kernel.c_str(), static_cast<unsigned long long>(r.coalescing.loads.requests),
         static_cast<unsigned long long>(r.coalescing.loads.sectors),
         static_cast<unsigned long long>(r.coalescing.stores.requests),
@@ -122,13 +123,18 @@ int fidelity(const std::string& out_path) {
         static_cast<unsigned long long>(r.bank_conflicts.loads.requests),
         static_cast<unsigned long long>(r.bank_conflicts.loads.wavefronts),
         static_cast<unsigned long long>(r.bank_conflicts.stores.requests),
-        static_cast<unsigned long long>(r.bank_conflicts.stores.wavefronts));
+        static_cast<unsigned long long>(r.bank_conflicts.stores.wavefronts),
+        static_cast<unsigned long long>(r.constant_loads.requests),
+        static_cast<unsigned long long>(r.constant_loads.transactions));
     kernels.push_back({{"kernel", r.kernel},
                        {"global_load", sectors(r.coalescing.loads)},
                        {"global_store", sectors(r.coalescing.stores)},
                        {"global_atomic", sectors(r.coalescing.atomics)},
                        {"shared_load", banks(r.bank_conflicts.loads)},
-                       {"shared_store", banks(r.bank_conflicts.stores)}});
+                       {"shared_store", banks(r.bank_conflicts.stores)},
+                       {"constant_load",
+                        {{"requests", r.constant_loads.requests},
+                         {"addresses", r.constant_loads.transactions}}}});
   }
   if (!out_path.empty()) {
     std::ofstream out(out_path);

@@ -22,7 +22,8 @@ std::vector<FidelityRecord> run_fidelity_kernels() {
   run_all(buffers, [&](const char* name, auto&& launch) {
     cudalab::emu::Recording recording;
     launch();
-    records.push_back({name, recording.last().coalescing, recording.last().bank_conflicts});
+    records.push_back({name, recording.last().coalescing, recording.last().bank_conflicts,
+                       recording.last().constant_cache.loads});
   });
   return records;
 }

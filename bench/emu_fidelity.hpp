@@ -14,6 +14,7 @@ struct FidelityRecord {
   std::string kernel;
   cudalab::emu::Coalescing coalescing;         // global loads, stores, atomics
   cudalab::emu::BankConflicts bank_conflicts;  // shared loads, stores
+  cudalab::emu::ConstantStats constant_loads;  // reads of __constant__ variables
 };
 
 // One record per kernel of fidelity_kernels.cuh, in run_all's order.

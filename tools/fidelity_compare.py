@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The emulator's memory-traffic counts next to ncu's, for the same kernels.
 
-Runs emu_fidelity_gpu under ncu (requests, sectors and shared-memory
-wavefronts of tests/emu/fidelity_kernels.cuh) and `emu_bench --fidelity`
+Runs emu_fidelity_gpu under ncu (requests, sectors, shared-memory
+wavefronts and constant-cache requests of tests/emu/fidelity_kernels.cuh) and `emu_bench --fidelity`
 (the same source on the emulator), prints a table per kernel and access kind,
 writes both sets of figures to a JSON file, and exits 1 when a ratio
 (sectors or wavefronts per request) differs at the second decimal.
@@ -59,28 +59,53 @@ SASS_SHARED = {
                      ["smsp__sass_inst_executed_op_shared_st.sum",
                       "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]],
 }
+# Constant memory: warp requests are the LDC instructions executed, and the
+# indexed constant cache (IDC) serves one address per request it sees, so its
+# requests are the emulator's distinct addresses. Names in order of preference;
+# the rows are left out where this ncu knows none of them.
+CONSTANT = {"requests": ["smsp__sass_inst_executed_op_ldc.sum", "smsp__inst_executed_op_ldc.sum",
+                         "sm__sass_inst_executed_op_ldc.sum"],
+            "addresses": ["idc__requests.sum"]}
 UNIT = {"global_load": "sectors", "global_store": "sectors", "global_atomic": "sectors",
-        "shared_load": "wavefronts", "shared_store": "wavefronts"}
+        "shared_load": "wavefronts", "shared_store": "wavefronts", "constant_load": "addresses"}
 
 
-def available_sass_metrics():
-    """Per shared kind, the first SASS_SHARED choice this ncu knows all of, or
-    {} (then the hardware figure decides)."""
+def known_metrics():
     listing = subprocess.run(["ncu", "--query-metrics-mode", "all", "--query-metrics"],
                              capture_output=True, text=True).stdout
-    known = set(re.findall(r"^\s*(\S+)", listing, re.MULTILINE))
+    return set(re.findall(r"^\s*(\S+)", listing, re.MULTILINE))
+
+
+def is_known(metric, known):
+    return metric in known or metric.rsplit(".", 1)[0] in known
+
+
+def available_sass_metrics(known):
+    """Per shared kind, the first SASS_SHARED choice this ncu knows all of, or
+    {} (then the hardware figure decides)."""
     chosen = {}
     for kind, choices in SASS_SHARED.items():
         for names in choices:
-            if all(m in known or m.rsplit(".", 1)[0] in known for m in names):
+            if all(is_known(m, known) for m in names):
                 chosen[kind] = names
                 break
     return chosen
 
 
-def ncu_counts(program, sass):
+def available_constant_metrics(known):
+    """{"requests": metric, "addresses": metric} from CONSTANT, or {}."""
+    chosen = {}
+    for figure, names in CONSTANT.items():
+        found = [m for m in names if is_known(m, known)]
+        if not found:
+            return {}
+        chosen[figure] = found[0]
+    return chosen
+
+
+def ncu_counts(program, sass, constant):
     metrics = sorted({m for req, amount in KINDS.values() for m in req + amount} |
-                     {m for names in sass.values() for m in names})
+                     {m for names in sass.values() for m in names} | set(constant.values()))
     command = ["ncu", "--clock-control", "none", "--csv", "--print-units", "base",
                "--metrics", ",".join(metrics), program]
     run = subprocess.run(command, capture_output=True, text=True)
@@ -97,8 +122,10 @@ def ncu_counts(program, sass):
     return counts, " ".join(command)
 
 
-def gpu_figures(metrics, sass):
+def gpu_figures(metrics, sass, constant):
     figures = {}
+    if constant:
+        figures["constant_load"] = {figure: metrics.get(m, 0) for figure, m in constant.items()}
     for kind, (requests, amounts) in KINDS.items():
         figures[kind] = {"requests": sum(metrics.get(m, 0) for m in requests),
                          UNIT[kind]: sum(metrics.get(m, 0) for m in amounts)}
@@ -124,8 +151,13 @@ def main():
                    stdout=subprocess.DEVNULL)
     with open(emu_json) as f:
         emulator = {k["kernel"]: k for k in json.load(f)["kernels"]}
-    sass = available_sass_metrics()
-    gpu, command = ncu_counts(args.gpu_program, sass)
+    known = known_metrics()
+    sass = available_sass_metrics(known)
+    constant = available_constant_metrics(known)
+    if not constant:
+        print("fidelity_compare: this ncu counts no constant-cache requests; "
+              "constant rows left out")
+    gpu, command = ncu_counts(args.gpu_program, sass, constant)
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
                           "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
 
@@ -134,8 +166,10 @@ def main():
           "| per request, emulator vs GPU | shared: GPU hardware counter |")
     print("|---|---|---|---|---|---|")
     for kernel, emu in emulator.items():
-        measured = gpu_figures(gpu.get(kernel, {}), sass)
+        measured = gpu_figures(gpu.get(kernel, {}), sass, constant)
         for kind, unit in UNIT.items():
+            if kind not in measured:
+                continue
             e, g = emu[kind], measured[kind]
             if e["requests"] == 0 and g["requests"] == 0:
                 continue

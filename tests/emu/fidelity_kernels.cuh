@@ -121,6 +121,30 @@ __global__ void reduce_dynamic(const float* in, float* out, int n) {
   if (t == 0) out[blockIdx.x] = partial[0];
 }
 
+// A table in constant memory. The constant cache serves one address per
+// transaction, so a warp's read costs as many as its lanes read distinct
+// addresses (the emulator's constant_cache count).
+__constant__ float kLookup[256];
+
+// Every lane of a warp reads one element (which one depends on the block, so
+// nvcc cannot fold it into the instruction): 1 address per request.
+__global__ void constant_uniform(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = kLookup[blockIdx.x % 256];
+}
+
+// Lanes read 4 elements between them: 4 addresses per request.
+__global__ void constant_four(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = kLookup[threadIdx.x % 4];
+}
+
+// Every lane its own element: 32 addresses per request, the worst case.
+__global__ void constant_per_lane(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = kLookup[threadIdx.x % 32];
+}
+
 // Runs each kernel once, in this order, calling `each(name, launch)` so that
 // the caller can wrap each launch (the emulator records it; the GPU run only
 // launches it, for ncu). Names are the kernels' own.
@@ -145,6 +169,9 @@ void run_all(const Buffers& b, Each&& each) {
   each("transpose_padded", [&] { transpose_padded<<<tiles, tile_block>>>(b.in, b.out); });
   each("reduce_dynamic",
        [&] { reduce_dynamic<<<grid, kBlock, kBlock * sizeof(float)>>>(b.in, b.out, kThreads); });
+  each("constant_uniform", [&] { constant_uniform<<<grid, kBlock>>>(b.out, kThreads); });
+  each("constant_four", [&] { constant_four<<<grid, kBlock>>>(b.out, kThreads); });
+  each("constant_per_lane", [&] { constant_per_lane<<<grid, kBlock>>>(b.out, kThreads); });
 }
 
 }  // namespace CUDALAB_BACKEND
