@@ -56,6 +56,7 @@ bool is_default_stream(cudaStream_t stream) noexcept {
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return fail(cudaErrorInvalidValue);
+  if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return fail(sticky);
   // No implicit synchronisation: on an H200 (CUDA 13) cudaMalloc does not
   // wait for pending work, whatever the docs allow (tests/emu/test_stream_probes.cpp).
@@ -89,6 +90,7 @@ std::size_t device_bytes_from(const void* p) noexcept {
 
 cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
+  if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   if (cudaError_t sticky = detail::sticky_error(); sticky != cudaSuccess) return fail(sticky);
   detail::synchronize_device();
   detail::host_synchronised(-1, true);
@@ -107,6 +109,7 @@ cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags) {
   constexpr unsigned known =
       cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
   if (!ptr || (flags & ~known)) return fail(cudaErrorInvalidValue);
+  if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   // No implicit synchronisation, as for cudaMalloc (checked on an H200).
   *ptr = detail::allocate_pinned(bytes);
   return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
@@ -114,6 +117,7 @@ cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int flags) {
 
 cudaError_t cudaFreeHost(void* ptr) {
   if (!ptr) return cudaSuccess;
+  if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   detail::synchronize_device();
   return detail::release_pinned(ptr) ? cudaSuccess : fail(cudaErrorInvalidValue);
 }
@@ -214,6 +218,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   // legacy default stream orders before it (not for non-blocking streams:
   // checked on an H200, tests/emu/test_stream_probes.cpp).
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
+  if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   if (bytes == 0) return cudaSuccess;
   Allocation* to = nullptr;
   if (cudaError_t e = check_copy(dst, src, bytes, kind, &to); e != cudaSuccess) return fail(e);
@@ -349,6 +354,7 @@ void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, All
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
+  if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   if (bytes == 0) return cudaSuccess;
   Allocation* a = detail::find_live(ptr, bytes);
   if (!a) return fail(cudaErrorInvalidValue);
@@ -433,6 +439,24 @@ constexpr ErrorText kErrorTexts[] = {
     {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
     {cudaErrorUnsupportedLimit, "cudaErrorUnsupportedLimit",
      "limit is not supported on this architecture"},
+    {cudaErrorIllegalState, "cudaErrorIllegalState",
+     "the operation cannot be performed in the present state"},
+    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+     "operation not permitted when stream is capturing"},
+    {cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
+     "operation failed due to a previous error during capture"},
+    {cudaErrorStreamCaptureMerge, "cudaErrorStreamCaptureMerge",
+     "operation would result in a merge of separate capture sequences"},
+    {cudaErrorStreamCaptureUnmatched, "cudaErrorStreamCaptureUnmatched",
+     "capture was not ended in the same stream as it began"},
+    {cudaErrorStreamCaptureUnjoined, "cudaErrorStreamCaptureUnjoined",
+     "capturing stream has unjoined work"},
+    {cudaErrorStreamCaptureIsolation, "cudaErrorStreamCaptureIsolation",
+     "dependency created on uncaptured work in another stream"},
+    {cudaErrorStreamCaptureImplicit, "cudaErrorStreamCaptureImplicit",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
+    {cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
+     "attempt to terminate a thread-local capture sequence from another thread"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 
@@ -456,6 +480,7 @@ const char* cudaGetErrorString(cudaError_t error) {
 }
 
 cudaError_t cudaDeviceSynchronize() {
+  if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   detail::synchronize_device();
   detail::host_synchronised(-1, true);
   return fail(take_fault());
@@ -463,6 +488,9 @@ cudaError_t cudaDeviceSynchronize() {
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = detail::capture_forbids_waiting_for(stream); e != cudaSuccess) {
+    return fail(e);
+  }
   detail::synchronize_stream(stream);
   detail::host_synchronised(detail::device_of_stream(stream), false);
   return fail(take_fault());

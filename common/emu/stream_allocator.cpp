@@ -71,6 +71,8 @@ cudaError_t detail::malloc_async(void** ptr, std::size_t bytes, cudaStream_t str
                                  const void* caller) {
   if (!ptr) return fail(cudaErrorInvalidValue);
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  // A graph's memory nodes are not modelled (docs/emulator.md, "Graphs").
+  if (detail::is_capturing(stream)) return fail(cudaErrorStreamCaptureUnsupported);
   const bool at_once = detail::runs_at_once(stream);
   Pool& p = pool();
   std::lock_guard lock(p.mutex);
@@ -107,6 +109,8 @@ cudaError_t detail::malloc_async(void** ptr, std::size_t bytes, cudaStream_t str
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
   if (!ptr) return cudaSuccess;
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  // A graph's memory nodes are not modelled (docs/emulator.md, "Graphs").
+  if (detail::is_capturing(stream)) return fail(cudaErrorStreamCaptureUnsupported);
   const bool at_once = detail::runs_at_once(stream);
   Pool& p = pool();
   std::lock_guard lock(p.mutex);

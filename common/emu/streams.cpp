@@ -31,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <thread>
 #include <unordered_set>
 
 #include "cudalab/emu/recorder.hpp"
@@ -55,6 +56,19 @@ std::uint32_t component(const VectorClock& c, std::size_t i) { return i < c.size
 enum class StreamKind { legacy, per_thread, blocking, non_blocking };
 
 struct Operation;
+struct Stream;
+
+// A capture sequence (cudaStreamBeginCapture to cudaStreamEndCapture): the
+// graph being built and the streams taking part (the origin, and those an
+// event recorded in the capture brought in).
+struct Capture {
+  Graph graph;
+  Stream* origin = nullptr;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+  std::thread::id thread;                 // the thread that began it
+  cudaError_t invalidated = cudaSuccess;  // the error that invalidated it, if one did
+  std::vector<Stream*> members;
+};
 
 struct Stream {
   StreamKind kind = StreamKind::blocking;
@@ -69,6 +83,10 @@ struct Stream {
   std::deque<std::unique_ptr<Operation>> queue;
   std::uint64_t not_ready_at = 0;  // `issued` + 1 when a query last answered not ready
   bool destroyed = false;
+  // While it takes part in a capture: the capture, and the nodes its next
+  // operation depends on.
+  std::shared_ptr<Capture> capture;
+  std::vector<std::size_t> capture_tail;
 
   std::string name() const {
     if (device_count() > 1) return kind_name() + " on device " + std::to_string(device);
@@ -123,6 +141,9 @@ struct Event {
   std::uint64_t records = 0;       // how many times it was recorded
   std::uint64_t not_ready_at = 0;  // `records` when a query last answered not ready
   bool destroyed = false;
+  // Recorded in a capture: the capture and the nodes a wait for it depends on.
+  std::shared_ptr<Capture> capture;
+  std::vector<std::size_t> captured_tail;
 };
 
 // One operation on the modelled clock, for take_modelled_timeline.
@@ -165,6 +186,7 @@ struct Model {
   std::vector<Done> done;
   std::set<std::string> reported;  // pairs reported in this run of the queue
   std::mt19937_64 random;
+  std::vector<std::shared_ptr<Capture>> captures;  // the captures in progress
 
   Model() {
     legacy = add_stream(StreamKind::legacy, 0);
@@ -198,7 +220,8 @@ Stream* legacy_of(Model& m, int device) {
 std::atomic<bool> model_active{false};
 
 void update_active(Model& m) {
-  model_active.store(m.queued > 0 || m.running > 0 || !m.live_created.empty() || !m.done.empty(),
+  model_active.store(m.queued > 0 || m.running > 0 || !m.live_created.empty() || !m.done.empty() ||
+                         !m.captures.empty(),
                      std::memory_order_release);
 }
 
@@ -528,6 +551,16 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
   Model& m = model();
   std::unique_lock lock(m.mutex);
   Stream* s = stream_of(m, work.stream);
+  if (s->capture) {  // captured: a node of the graph, run by cudaGraphLaunch
+    Capture& c = *s->capture;
+    if (c.invalidated != cudaSuccess) {
+      set_last_error(cudaErrorStreamCaptureInvalidated);
+      return {};
+    }
+    c.graph.nodes.push_back({std::move(work), std::move(s->capture_tail)});
+    s->capture_tail = {c.graph.nodes.size() - 1};
+    return {};
+  }
   auto op = std::make_unique<Operation>();
   op->stream = s;
   const VectorClock ordered = start_clock(m, *s, false);
@@ -555,6 +588,29 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
   lock.unlock();
   if (wait) run_until_and_wait(clock);
   return ref;
+}
+
+bool is_capturing(cudaStream_t stream) {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  const Stream* s = stream_of(m, stream);
+  return s && s->capture;
+}
+
+cudaError_t unsafe_during_capture() {
+  if (!model_active.load(std::memory_order_acquire)) return cudaSuccess;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  bool forbidden = false;
+  for (const auto& c : m.captures) {
+    const bool applies =
+        c->mode == cudaStreamCaptureModeGlobal ||
+        (c->mode == cudaStreamCaptureModeThreadLocal && c->thread == std::this_thread::get_id());
+    if (!applies) continue;
+    forbidden = true;
+    if (c->invalidated == cudaSuccess) c->invalidated = cudaErrorStreamCaptureUnsupported;
+  }
+  return forbidden ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
 }
 
 bool next_happens_after(cudaStream_t stream, OperationRef op) {
@@ -695,6 +751,23 @@ cudaError_t create_stream(cudaStream_t* stream, unsigned int flags) {
 
 }  // namespace
 
+namespace {
+
+void invalidate(detail::Capture& c, cudaError_t why) {
+  if (c.invalidated == cudaSuccess) c.invalidated = why;
+}
+
+}  // namespace
+
+cudaError_t detail::capture_forbids_waiting_for(cudaStream_t stream) {
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Stream* s = detail::stream_of(m, stream);
+  if (!s || !s->capture) return cudaSuccess;
+  invalidate(*s->capture, cudaErrorStreamCaptureUnsupported);
+  return cudaErrorStreamCaptureUnsupported;
+}
+
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return create_stream(stream, 0); }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
@@ -717,6 +790,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
   if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  if (cudaError_t e = detail::capture_forbids_waiting_for(stream); e != cudaSuccess) {
+    return fail(e);
+  }
   return detail::query_stream(stream) ? cudaSuccess : cudaErrorNotReady;
 }
 
@@ -727,6 +803,33 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   Event* e = live_event(m, event);
   Stream* s = detail::stream_of(m, stream);
   if (!e || !s) return fail(cudaErrorInvalidResourceHandle);
+  if (e->capture) {
+    // An event recorded in a capture: the waiting stream joins the capture
+    // (a fork) or, already in it, depends on the event's nodes too (a join).
+    if (s->capture && s->capture != e->capture) {
+      invalidate(*s->capture, cudaErrorStreamCaptureMerge);
+      return fail(cudaErrorStreamCaptureMerge);
+    }
+    if (!s->capture) {
+      if (s->kind == detail::StreamKind::legacy) return fail(cudaErrorStreamCaptureImplicit);
+      s->capture = e->capture;
+      s->capture_tail.clear();
+      e->capture->members.push_back(s);
+    }
+    for (std::size_t node : e->captured_tail) {
+      if (std::find(s->capture_tail.begin(), s->capture_tail.end(), node) ==
+          s->capture_tail.end()) {
+        s->capture_tail.push_back(node);
+      }
+    }
+    return cudaSuccess;
+  }
+  if (s->capture) {
+    // Only the capture's own events may order captured work: a record
+    // outside it is not part of the graph.
+    invalidate(*s->capture, cudaErrorStreamCaptureIsolation);
+    return fail(cudaErrorStreamCaptureIsolation);
+  }
   // Binds to the record made last before this call; a never-recorded event
   // is no wait at all.
   if (e->recorded) detail::join(s->last, e->clock);
@@ -749,6 +852,90 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_
     fn(user_data);
   };
   detail::enqueue(std::move(op), at_once);
+  return cudaSuccess;
+}
+
+// ---- stream capture ---------------------------------------------------------------------
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+      mode != cudaStreamCaptureModeRelaxed) {
+    return fail(cudaErrorInvalidValue);
+  }
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Stream* s = detail::stream_of(m, stream);
+  if (!s) return fail(cudaErrorInvalidResourceHandle);
+  // The legacy default stream synchronises with every blocking stream: its
+  // work cannot be captured.
+  if (s->kind == detail::StreamKind::legacy) return fail(cudaErrorStreamCaptureUnsupported);
+  if (s->capture) return fail(cudaErrorIllegalState);
+  auto c = std::make_shared<detail::Capture>();
+  c->origin = s;
+  c->mode = mode;
+  c->thread = std::this_thread::get_id();
+  c->members.push_back(s);
+  s->capture = c;
+  s->capture_tail.clear();
+  m.captures.push_back(std::move(c));
+  detail::update_active(m);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+  if (!graph) return fail(cudaErrorInvalidValue);
+  detail::Model& m = model();
+  std::unique_lock lock(m.mutex);
+  Stream* s = detail::stream_of(m, stream);
+  if (!s) return fail(cudaErrorInvalidResourceHandle);
+  if (!s->capture) return fail(cudaErrorIllegalState);
+  std::shared_ptr<detail::Capture> c = s->capture;
+  if (c->origin != s) {
+    // Ended on a stream it forked to: the capture is invalidated.
+    invalidate(*c, cudaErrorStreamCaptureUnmatched);
+    return fail(cudaErrorStreamCaptureUnmatched);
+  }
+  if (c->mode != cudaStreamCaptureModeRelaxed && c->thread != std::this_thread::get_id()) {
+    return fail(cudaErrorStreamCaptureWrongThread);
+  }
+  const std::vector<std::size_t> tail = std::move(s->capture_tail);
+  // The capture ends on every stream that took part.
+  for (Stream* member : c->members) {
+    member->capture.reset();
+    member->capture_tail.clear();
+  }
+  std::erase(m.captures, c);
+  detail::update_active(m);
+  *graph = nullptr;
+  if (c->invalidated != cudaSuccess) return fail(cudaErrorStreamCaptureInvalidated);
+  // Every fork must have been joined back into the origin stream: each node
+  // without a successor is one the origin's next operation would depend on.
+  std::vector<bool> has_successor(c->graph.nodes.size(), false);
+  for (const detail::GraphNode& node : c->graph.nodes) {
+    for (std::size_t d : node.depends_on) has_successor[d] = true;
+  }
+  for (std::size_t i = 0; i < has_successor.size(); ++i) {
+    if (!has_successor[i] && std::find(tail.begin(), tail.end(), i) == tail.end()) {
+      return fail(cudaErrorStreamCaptureUnjoined);
+    }
+  }
+  lock.unlock();
+  *graph = detail::adopt_graph(std::move(c->graph));
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
+  if (!status) return fail(cudaErrorInvalidValue);
+  detail::Model& m = model();
+  std::lock_guard lock(m.mutex);
+  Stream* s = detail::stream_of(m, stream);
+  if (!s) return fail(cudaErrorInvalidResourceHandle);
+  if (!s->capture) {
+    *status = cudaStreamCaptureStatusNone;
+  } else {
+    *status = s->capture->invalidated == cudaSuccess ? cudaStreamCaptureStatusActive
+                                                     : cudaStreamCaptureStatusInvalidated;
+  }
   return cudaSuccess;
 }
 
@@ -791,6 +978,15 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   // An event is recorded only on a stream of its own device (a wait may
   // come from any device).
   if (s->device != e->device) return fail(cudaErrorInvalidResourceHandle);
+  if (s->capture) {
+    // A record in a capture marks the stream's captured work so far, for a
+    // cudaStreamWaitEvent to fork or join on.
+    e->capture = s->capture;
+    e->captured_tail = s->capture_tail;
+    return cudaSuccess;
+  }
+  e->capture.reset();
+  e->captured_tail.clear();
   // The record completes when the work before it on the stream (with the
   // default-stream rules) has: that work is its clock.
   e->clock = detail::start_clock(m, *s);
@@ -809,6 +1005,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     std::lock_guard lock(m.mutex);
     Event* e = live_event(m, event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
+    if (e->capture) {  // its work runs only in a graph launch
+      invalidate(*e->capture, cudaErrorStreamCaptureUnsupported);
+      return fail(cudaErrorStreamCaptureUnsupported);
+    }
     recorded = e->recorded;
     clock = e->clock;
     device = e->device;
@@ -829,6 +1029,10 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     std::lock_guard lock(m.mutex);
     Event* e = live_event(m, event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
+    if (e->capture) {
+      invalidate(*e->capture, cudaErrorStreamCaptureUnsupported);
+      return fail(cudaErrorStreamCaptureUnsupported);
+    }
     if (!e->recorded) return cudaSuccess;
     clock = e->clock;
     asking = e->records;

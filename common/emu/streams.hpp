@@ -136,6 +136,34 @@ bool query_stream(cudaStream_t stream);
 // streams' and events' handles are invalid and its peer access is disabled.
 void reset_device();
 
+// ---- stream capture (streams.cpp) and graphs (graphs.cpp) -------------------------
+
+// One node of a captured graph: the operation as it was issued (work.stream:
+// the stream it was captured on), and the nodes it depends on (indices of
+// earlier nodes: capture order is a topological order).
+struct GraphNode {
+  QueuedOperation work;
+  std::vector<std::size_t> depends_on;
+};
+struct Graph {
+  std::vector<GraphNode> nodes;
+};
+// A graph handle for a graph a capture made (graphs.cpp keeps the live ones).
+cudaGraph_t adopt_graph(Graph graph);
+// True while `stream` is taking part in a capture (its work becomes nodes).
+bool is_capturing(cudaStream_t stream);
+// The calls a capture forbids while it lasts ("potentially unsafe": cudaMalloc,
+// synchronous copies and memsets, cudaDeviceSynchronize, ...): with a capture
+// of mode global active in any thread, or of mode thread-local in this one,
+// returns cudaErrorStreamCaptureUnsupported and invalidates those captures;
+// otherwise cudaSuccess.
+cudaError_t unsafe_during_capture();
+// Waiting for a stream that is being captured (synchronising with it, or
+// querying it) is illegal, since its work runs only when a graph is
+// launched: cudaErrorStreamCaptureUnsupported, and the capture is
+// invalidated. cudaSuccess for any other stream.
+cudaError_t capture_forbids_waiting_for(cudaStream_t stream);
+
 // The race checker (stream_races.cpp). `earlier` ran before `later`, on
 // another stream, and nothing orders them: report the first shared byte,
 // if any, one of them writing it. `reported` holds the pairs reported in

@@ -99,6 +99,22 @@ cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data);
 
+// CUDA graphs by stream capture (docs/emulator.md, "Graphs"): work issued to
+// a capturing stream becomes a node instead of running; a launch issues the
+// nodes again, as concurrent as the graph allows, race-checked and timed.
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                          unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+// nodes == nullptr: *count is set to the number of nodes.
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, std::size_t* count);
+
 cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventCreate(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);

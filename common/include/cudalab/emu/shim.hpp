@@ -18,8 +18,9 @@
 //     (__hfma, hexp, h2sqrt, __half2int_rn, ...: half_math.hpp).
 //   * device printf and assert, managed memory and the device limits
 //     (device_printf.hpp, managed_memory.hpp; docs/emulator.md).
-//   * the runtime API subset of runtime.hpp under CUDA's names (macros);
-//     every other runtime function (cudaIpcGetMemHandle, cudaGraphLaunch, ...)
+//   * the runtime API subset of runtime.hpp under CUDA's names (macros),
+//     stream capture and graph launch among it;
+//     every other runtime function (cudaIpcGetMemHandle, cudaGraphAddKernelNode, ...)
 //     is a compile error naming it (the generated runtime_not_provided.hpp).
 //
 // Shared memory:
@@ -69,6 +70,10 @@
 #undef cudaStreamWaitEvent
 #undef cudaEventRecord
 #undef cudaLaunchHostFunc
+#undef cudaGraphLaunch
+#undef cudaStreamBeginCapture
+#undef cudaStreamEndCapture
+#undef cudaStreamIsCapturing
 #undef cudaMallocAsync
 #undef cudaFreeAsync
 #undef cudaMemcpyToSymbol
@@ -191,6 +196,15 @@ using namespace ::cudalab::emu::device_api;
 #define cudaStreamQuery ::cudalab::emu::cudaStreamQuery
 #define cudaStreamWaitEvent ::cudalab::emu::cudaStreamWaitEvent
 #define cudaLaunchHostFunc ::cudalab::emu::cudaLaunchHostFunc
+#define cudaStreamBeginCapture ::cudalab::emu::cudaStreamBeginCapture
+#define cudaStreamEndCapture ::cudalab::emu::cudaStreamEndCapture
+#define cudaStreamIsCapturing ::cudalab::emu::cudaStreamIsCapturing
+#define cudaGraphInstantiate ::cudalab::emu::cudaGraphInstantiate
+#define cudaGraphInstantiateWithFlags ::cudalab::emu::cudaGraphInstantiateWithFlags
+#define cudaGraphLaunch ::cudalab::emu::cudaGraphLaunch
+#define cudaGraphExecDestroy ::cudalab::emu::cudaGraphExecDestroy
+#define cudaGraphDestroy ::cudalab::emu::cudaGraphDestroy
+#define cudaGraphGetNodes ::cudalab::emu::cudaGraphGetNodes
 #define cudaEventCreate ::cudalab::emu::cudaEventCreate
 #define cudaEventCreateWithFlags ::cudalab::emu::cudaEventCreateWithFlags
 #define cudaEventDestroy ::cudalab::emu::cudaEventDestroy

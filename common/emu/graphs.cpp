@@ -1,0 +1,224 @@
+// CUDA graphs made by stream capture (docs/emulator.md, "Graphs"): the
+// graph and executable-graph handles, and cudaGraphLaunch, which issues the
+// graph's nodes again through the device model.
+//
+// A launch keeps the graph's concurrency: nodes captured on one stream run
+// in order on a stream of the executable graph's own (a lane), and a node
+// that depends on another lane's node waits for an event recorded after it.
+// Every lane starts after the work issued to the launch stream before the
+// launch, and that stream's later work waits for every lane. So the race
+// checker sees two nodes that the graph leaves unordered as the operations
+// of two streams with nothing ordering them, and the modelled clock lets
+// independent branches overlap, as the GPU does.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cudalab/emu/runtime.hpp"
+#include "streams.hpp"
+
+namespace cudalab::emu {
+
+namespace {
+
+// An instantiated graph: its own copy of the nodes, each node's lane, and the
+// streams and events a launch uses (made once, reused by every launch).
+struct GraphExec {
+  std::vector<detail::GraphNode> nodes;
+  std::vector<std::size_t> lane_of;  // per node
+  std::vector<bool> waited_across;   // per node: a node of another lane depends on it
+  std::vector<cudaStream_t> lanes;
+  std::vector<cudaEvent_t> node_done;  // per node, where waited_across
+  cudaEvent_t start = nullptr;
+  std::vector<cudaEvent_t> lane_done;
+  int device = 0;
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::set<const detail::Graph*> graphs;
+  std::set<const GraphExec*> execs;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+cudaError_t fail(cudaError_t e) { return detail::set_last_error(e); }
+
+detail::Graph* live_graph(cudaGraph_t handle) {
+  auto* g = reinterpret_cast<detail::Graph*>(handle);
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.graphs.count(g) ? g : nullptr;
+}
+
+GraphExec* live_exec(cudaGraphExec_t handle) {
+  auto* x = reinterpret_cast<GraphExec*>(handle);
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.execs.count(x) ? x : nullptr;
+}
+
+// Nodes captured on one stream form a chain (each depends on the one
+// before), so each captured stream becomes one lane.
+void assign_lanes(GraphExec& x) {
+  std::map<cudaStream_t, std::size_t> lane_of_stream;
+  for (const detail::GraphNode& node : x.nodes) {
+    auto [it, added] = lane_of_stream.try_emplace(node.work.stream, lane_of_stream.size());
+    x.lane_of.push_back(it->second);
+  }
+  x.waited_across.assign(x.nodes.size(), false);
+  for (std::size_t i = 0; i < x.nodes.size(); ++i) {
+    for (std::size_t d : x.nodes[i].depends_on) {
+      if (x.lane_of[d] != x.lane_of[i]) x.waited_across[d] = true;
+    }
+  }
+  x.lanes.assign(lane_of_stream.size(), nullptr);
+}
+
+void destroy_exec(GraphExec& x) {
+  for (cudaStream_t s : x.lanes) {
+    if (s) cudaStreamDestroy(s);  // work it holds still runs
+  }
+  for (cudaEvent_t e : x.node_done) {
+    if (e) cudaEventDestroy(e);
+  }
+  for (cudaEvent_t e : x.lane_done) {
+    if (e) cudaEventDestroy(e);
+  }
+  if (x.start) cudaEventDestroy(x.start);
+}
+
+cudaError_t make_launch_resources(GraphExec& x) {
+  constexpr unsigned no_timing = cudaEventDisableTiming;
+  for (cudaStream_t& s : x.lanes) {
+    if (cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); e != cudaSuccess) {
+      return e;
+    }
+  }
+  x.node_done.assign(x.nodes.size(), nullptr);
+  for (std::size_t i = 0; i < x.nodes.size(); ++i) {
+    if (!x.waited_across[i]) continue;
+    if (cudaError_t e = cudaEventCreateWithFlags(&x.node_done[i], no_timing); e != cudaSuccess) {
+      return e;
+    }
+  }
+  x.lane_done.assign(x.lanes.size(), nullptr);
+  for (cudaEvent_t& done : x.lane_done) {
+    if (cudaError_t e = cudaEventCreateWithFlags(&done, no_timing); e != cudaSuccess) return e;
+  }
+  return cudaEventCreateWithFlags(&x.start, no_timing);
+}
+
+}  // namespace
+
+cudaGraph_t detail::adopt_graph(Graph graph) {
+  auto* g = new Graph(std::move(graph));
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.graphs.insert(g);
+  return reinterpret_cast<cudaGraph_t>(g);
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, std::size_t* count) {
+  detail::Graph* g = live_graph(graph);
+  if (!g || !count) return fail(cudaErrorInvalidValue);
+  if (nodes) {
+    // The handles identify nodes; the emulator offers no node API beyond them.
+    for (std::size_t i = 0; i < *count; ++i) {
+      nodes[i] = i < g->nodes.size() ? reinterpret_cast<cudaGraphNode_t>(&g->nodes[i]) : nullptr;
+    }
+  }
+  *count = g->nodes.size();
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  detail::Graph* g = live_graph(graph);
+  if (!g) return fail(cudaErrorInvalidValue);
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    r.graphs.erase(g);
+  }
+  delete g;  // executable graphs keep their own copy
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+  constexpr unsigned long long known =
+      cudaGraphInstantiateFlagAutoFreeOnLaunch | cudaGraphInstantiateFlagUpload |
+      cudaGraphInstantiateFlagDeviceLaunch | cudaGraphInstantiateFlagUseNodePriority;
+  detail::Graph* g = live_graph(graph);
+  if (!exec || !g || (flags & ~known)) return fail(cudaErrorInvalidValue);
+  auto x = std::make_unique<GraphExec>();
+  x->nodes = g->nodes;
+  x->device = detail::current_device();
+  assign_lanes(*x);
+  if (cudaError_t e = make_launch_resources(*x); e != cudaSuccess) {
+    destroy_exec(*x);
+    return fail(e);
+  }
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.execs.insert(x.get());
+  *exec = reinterpret_cast<cudaGraphExec_t>(x.release());
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                          unsigned long long flags) {
+  return cudaGraphInstantiate(exec, graph, flags);
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  GraphExec* x = live_exec(exec);
+  if (!x) return fail(cudaErrorInvalidValue);
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    r.execs.erase(x);
+  }
+  destroy_exec(*x);
+  delete x;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  GraphExec* x = live_exec(exec);
+  if (!x) return fail(cudaErrorInvalidValue);
+  if (!detail::is_valid_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+  // A graph launched inside a capture would be a child-graph node: not
+  // modelled (docs/emulator.md, "Graphs").
+  if (detail::is_capturing(stream)) return fail(cudaErrorStreamCaptureUnsupported);
+  // The lanes belong to the device the graph was instantiated on.
+  if (detail::device_of_stream(stream) != x->device) return fail(cudaErrorInvalidValue);
+  cudaEventRecord(x->start, stream);
+  for (cudaStream_t lane : x->lanes) cudaStreamWaitEvent(lane, x->start, 0);
+  for (std::size_t i = 0; i < x->nodes.size(); ++i) {
+    const detail::GraphNode& node = x->nodes[i];
+    cudaStream_t lane = x->lanes[x->lane_of[i]];
+    for (std::size_t d : node.depends_on) {
+      if (x->lane_of[d] != x->lane_of[i]) cudaStreamWaitEvent(lane, x->node_done[d], 0);
+    }
+    detail::QueuedOperation work = node.work;
+    work.stream = lane;
+    work.what += " (graph node " + std::to_string(i) + ")";
+    detail::enqueue(std::move(work), false);
+    if (x->waited_across[i]) cudaEventRecord(x->node_done[i], lane);
+  }
+  for (std::size_t l = 0; l < x->lanes.size(); ++l) {
+    cudaEventRecord(x->lane_done[l], x->lanes[l]);
+    cudaStreamWaitEvent(stream, x->lane_done[l], 0);
+  }
+  return cudaSuccess;
+}
+
+}  // namespace cudalab::emu
