@@ -59,13 +59,18 @@ SASS_SHARED = {
                      ["smsp__sass_inst_executed_op_shared_st.sum",
                       "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]],
 }
-# Constant memory: warp requests are the LDC instructions executed, and the
-# indexed constant cache (IDC) serves one address per request it sees, so its
-# requests are the emulator's distinct addresses. Names in order of preference;
-# the rows are left out where this ncu knows none of them.
-CONSTANT = {"requests": ["smsp__sass_inst_executed_op_ldc.sum", "smsp__inst_executed_op_ldc.sum",
-                         "sm__sass_inst_executed_op_ldc.sum"],
-            "addresses": ["idc__requests.sum"]}
+# Constant memory. Every LDC instruction a warp executes is one IDC request
+# per distinct address its lanes read, so idc__requests minus the LDC
+# instructions executed is the replays that serialisation adds. Kernel
+# parameters and launch constants are read with LDC too (one address each),
+# so neither figure alone is the constant variables' count; their difference
+# is. The GPU's distinct addresses are then the emulator's requests (warp
+# reads of __constant__ variables) plus those replays. Names in order of
+# preference; the rows are left out where this ncu knows none of them.
+CONSTANT = {"ldc_instructions": ["smsp__sass_inst_executed_op_ldc.sum",
+                                 "smsp__inst_executed_op_ldc.sum",
+                                 "sm__sass_inst_executed_op_ldc.sum"],
+            "idc_requests": ["idc__requests.sum"]}
 UNIT = {"global_load": "sectors", "global_store": "sectors", "global_atomic": "sectors",
         "shared_load": "wavefronts", "shared_store": "wavefronts", "constant_load": "addresses"}
 
@@ -93,7 +98,7 @@ def available_sass_metrics(known):
 
 
 def available_constant_metrics(known):
-    """{"requests": metric, "addresses": metric} from CONSTANT, or {}."""
+    """{"ldc_instructions": metric, "idc_requests": metric} from CONSTANT, or {}."""
     chosen = {}
     for figure, names in CONSTANT.items():
         found = [m for m in names if is_known(m, known)]
@@ -171,6 +176,11 @@ def main():
             if kind not in measured:
                 continue
             e, g = emu[kind], measured[kind]
+            if kind == "constant_load":
+                replays = g["idc_requests"] - g["ldc_instructions"]
+                if e["requests"] == 0 and replays == 0:
+                    continue
+                g = dict(g, requests=e["requests"], addresses=e["requests"] + replays)
             if e["requests"] == 0 and g["requests"] == 0:
                 continue
             er, gr = ratio(e, unit), ratio(g, unit)

@@ -244,8 +244,12 @@ void forget_managed(const void* ptr) {
 cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags) {
   using namespace detail;
   if (cudaError_t e = sticky_error(); e != cudaSuccess) return fail(e);
-  if (!ptr || bytes == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) {
+  if (!ptr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) {
     return fail(cudaErrorInvalidValue);
+  }
+  if (bytes == 0) {  // as the H100 answered (2026-12-06): no memory, no error
+    *ptr = nullptr;
+    return cudaSuccess;
   }
   Allocation* a = allocate_page_aligned(bytes);
   if (!a) {
@@ -320,7 +324,10 @@ cudaError_t cudaMemAdvise(const void* ptr, std::size_t bytes, cudaMemoryAdvise a
     case cudaMemAdviseSetPreferredLocation:
     case cudaMemAdviseSetAccessedBy:
     case cudaMemAdviseUnsetAccessedBy:
-      if (cudaError_t e = check_location(location); e != cudaSuccess) return fail(e);
+      // A prefetch to a device that does not exist is cudaErrorInvalidDevice,
+      // advice naming one cudaErrorInvalidValue (both as the H100 answered,
+      // 2026-12-06).
+      if (check_location(location) != cudaSuccess) return fail(cudaErrorInvalidValue);
       return cudaSuccess;
     default:
       return fail(cudaErrorInvalidValue);

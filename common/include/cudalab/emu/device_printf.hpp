@@ -21,7 +21,7 @@ namespace cudalab::emu {
 // is full and the record is dropped. In host code: what vprintf returns.
 int device_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
-// cudaLimitPrintfFifoSize (1 MiB by default, per device; cudaErrorInvalidValue
+// cudaLimitPrintfFifoSize (8.25 MiB by default, as on an H100, per device; cudaErrorInvalidValue
 // once a kernel that called printf ran, until cudaDeviceReset, as on the GPU),
 // cudaLimitStackSize and cudaLimitMallocHeapSize (kept and reported, with no
 // effect on the emulator); any other limit: cudaErrorUnsupportedLimit.
