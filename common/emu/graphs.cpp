@@ -4,13 +4,15 @@
 //
 // A launch keeps the graph's concurrency: nodes captured on one stream run
 // in order on a stream of the executable graph's own (a lane), and a node
-// that depends on another lane's node waits for an event recorded after it.
+// that depends on another lane's node waits for an event recorded after it
+// (reports name a lane "lane 2 of graph 1", graphs numbered as instantiated).
 // Every lane starts after the work issued to the launch stream before the
 // launch, and that stream's later work waits for every lane. So the race
 // checker sees two nodes that the graph leaves unordered as the operations
 // of two streams with nothing ordering them, and the modelled clock lets
 // independent branches overlap, as the GPU does.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -95,12 +97,15 @@ void destroy_exec(GraphExec& x) {
   if (x.start) cudaEventDestroy(x.start);
 }
 
-cudaError_t make_launch_resources(GraphExec& x) {
+cudaError_t make_launch_resources(GraphExec& x, unsigned number) {
   constexpr unsigned no_timing = cudaEventDisableTiming;
-  for (cudaStream_t& s : x.lanes) {
-    if (cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); e != cudaSuccess) {
+  for (std::size_t l = 0; l < x.lanes.size(); ++l) {
+    if (cudaError_t e = cudaStreamCreateWithFlags(&x.lanes[l], cudaStreamNonBlocking);
+        e != cudaSuccess) {
       return e;
     }
+    detail::set_stream_label(x.lanes[l], "lane " + std::to_string(l + 1) + " of graph " +
+                                             std::to_string(number) + " (its own stream)");
   }
   x.node_done.assign(x.nodes.size(), nullptr);
   for (std::size_t i = 0; i < x.nodes.size(); ++i) {
@@ -162,7 +167,8 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
   x->nodes = g->nodes;
   x->device = detail::current_device();
   assign_lanes(*x);
-  if (cudaError_t e = make_launch_resources(*x); e != cudaSuccess) {
+  static std::atomic<unsigned> instantiated{0};
+  if (cudaError_t e = make_launch_resources(*x, ++instantiated); e != cudaSuccess) {
     destroy_exec(*x);
     return fail(e);
   }

@@ -87,12 +87,14 @@ struct Stream {
   // operation depends on.
   std::shared_ptr<Capture> capture;
   std::vector<std::size_t> capture_tail;
+  std::string label;  // a name of the emulator's own (a graph's lane), else ""
 
   std::string name() const {
     if (device_count() > 1) return kind_name() + " on device " + std::to_string(device);
     return kind_name();
   }
   std::string kind_name() const {
+    if (!label.empty()) return label;
     switch (kind) {
       case StreamKind::legacy:
         return "the legacy default stream";
@@ -588,6 +590,12 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
   lock.unlock();
   if (wait) run_until_and_wait(clock);
   return ref;
+}
+
+void set_stream_label(cudaStream_t stream, std::string label) {
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  if (Stream* s = stream_of(m, stream)) s->label = std::move(label);
 }
 
 bool is_capturing(cudaStream_t stream) {

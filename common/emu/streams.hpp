@@ -150,6 +150,9 @@ struct Graph {
 };
 // A graph handle for a graph a capture made (graphs.cpp keeps the live ones).
 cudaGraph_t adopt_graph(Graph graph);
+// Names a stream of the emulator's own in reports and timelines (a graph's
+// lane: "lane 2 of graph 1").
+void set_stream_label(cudaStream_t stream, std::string label);
 // True while `stream` is taking part in a capture (its work becomes nodes).
 bool is_capturing(cudaStream_t stream);
 // The calls a capture forbids while it lasts ("potentially unsafe": cudaMalloc,

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "both_backends.hpp"
 #include "constant_pitched.hpp"
 #include "cudalab/emu/pitched_memory.hpp"
 #include "cudalab/random.hpp"
@@ -22,28 +23,10 @@
 namespace constant_pitched {
 namespace {
 
-enum class Backend { emulator, gpu };
+class ConstantPitched : public ::emu_tests::OnBothBackends<Kernels, &emulator_kernels, &gpu_kernels,
+                                                           &gpu_unavailable_reason> {};
 
-void PrintTo(Backend backend, std::ostream* out) {
-  *out << (backend == Backend::gpu ? "gpu" : "emulator");
-}
-
-class ConstantPitched : public ::testing::TestWithParam<Backend> {
- protected:
-  void SetUp() override {
-    if (GetParam() == Backend::gpu) {
-      const std::string why_not = gpu_unavailable_reason();
-      if (!why_not.empty()) GTEST_SKIP() << why_not;
-    }
-  }
-  const Kernels& k() const {
-    return GetParam() == Backend::gpu ? gpu_kernels() : emulator_kernels();
-  }
-  cudalab::Random rng_ = cudalab::Random::fresh();
-};
-
-INSTANTIATE_TEST_SUITE_P(Emu, ConstantPitched, ::testing::Values(Backend::emulator));
-INSTANTIATE_TEST_SUITE_P(Gpu, ConstantPitched, ::testing::Values(Backend::gpu));
+EMU_TESTS_ON_BOTH_BACKENDS(ConstantPitched);
 
 // The first element whose bits differ, or "" when all agree (NaN != NaN).
 template <class T>

@@ -17,34 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "both_backends.hpp"
 #include "coop_groups.hpp"
 #include "cudalab/random.hpp"
 
 namespace coop_groups {
 namespace {
 
-enum class Backend { emulator, gpu };
+class CoopGroups : public ::emu_tests::OnBothBackends<Kernels, &emulator_kernels, &gpu_kernels,
+                                                      &gpu_unavailable_reason> {};
 
-void PrintTo(Backend backend, std::ostream* out) {
-  *out << (backend == Backend::gpu ? "gpu" : "emulator");
-}
-
-class CoopGroups : public ::testing::TestWithParam<Backend> {
- protected:
-  void SetUp() override {
-    if (GetParam() == Backend::gpu) {
-      const std::string why_not = gpu_unavailable_reason();
-      if (!why_not.empty()) GTEST_SKIP() << why_not;
-    }
-  }
-  const Kernels& k() const {
-    return GetParam() == Backend::gpu ? gpu_kernels() : emulator_kernels();
-  }
-  cudalab::Random rng_ = cudalab::Random::fresh();
-};
-
-INSTANTIATE_TEST_SUITE_P(Emu, CoopGroups, ::testing::Values(Backend::emulator));
-INSTANTIATE_TEST_SUITE_P(Gpu, CoopGroups, ::testing::Values(Backend::gpu));
+EMU_TESTS_ON_BOTH_BACKENDS(CoopGroups);
 
 // Bit for bit, so that NaN != NaN and -0.0 != +0.0 count.
 template <class T>
@@ -379,7 +362,7 @@ TEST_P(CoopGroups, ACooperativeGridAboveTheResidentLimitIsRefused) {
   k().grid_limit(&at_limit, &above, &limit);
   // 32 threads and 100 KiB of dynamic shared memory: shared memory allows 2
   // blocks per multiprocessor (228 KiB, 1 KiB reserved per block).
-  if (GetParam() == Backend::emulator) {
+  if (!gpu()) {
     EXPECT_EQ(limit, 2u * 132u);
   }
   EXPECT_GT(limit, 0u);

@@ -12,34 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "both_backends.hpp"
 #include "cudalab/random.hpp"
 #include "device_printf.hpp"
 
 namespace device_printf {
 namespace {
 
-enum class Backend { emulator, gpu };
+class DevicePrintf : public ::emu_tests::OnBothBackends<Kernels, &emulator_kernels, &gpu_kernels,
+                                                        &gpu_unavailable_reason> {};
 
-void PrintTo(Backend backend, std::ostream* out) {
-  *out << (backend == Backend::gpu ? "gpu" : "emulator");
-}
-
-class DevicePrintf : public ::testing::TestWithParam<Backend> {
- protected:
-  void SetUp() override {
-    if (GetParam() == Backend::gpu) {
-      const std::string why_not = gpu_unavailable_reason();
-      if (!why_not.empty()) GTEST_SKIP() << why_not;
-    }
-  }
-  const Kernels& k() const {
-    return GetParam() == Backend::gpu ? gpu_kernels() : emulator_kernels();
-  }
-  cudalab::Random rng_ = cudalab::Random::fresh();
-};
-
-INSTANTIATE_TEST_SUITE_P(Emu, DevicePrintf, ::testing::Values(Backend::emulator));
-INSTANTIATE_TEST_SUITE_P(Gpu, DevicePrintf, ::testing::Values(Backend::gpu));
+EMU_TESTS_ON_BOTH_BACKENDS(DevicePrintf);
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> out;
@@ -181,7 +164,7 @@ TEST_P(DevicePrintf, SmallFifoDropsOutput) {
   // would keep): recorded for the docs, asserted on the emulator only.
   std::printf("kept %zu of %zu lines; first kept: %s\n", got.size(), all,
               got.empty() ? "-" : got.front().c_str());
-  if (GetParam() == Backend::emulator) {
+  if (!gpu()) {
     // The emulator's accounting: a record is an 8-byte header, the format's
     // address and 8 bytes per argument (5 here); what does not fit is dropped.
     EXPECT_EQ(got.size(), 4096u / (8 + 8 * (1 + 5)));

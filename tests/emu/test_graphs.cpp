@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "both_backends.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/random.hpp"
 #include "graphs.hpp"
@@ -21,33 +22,18 @@
 namespace graphs {
 namespace {
 
-enum class Backend { emulator, gpu };
-
-void PrintTo(Backend backend, std::ostream* out) {
-  *out << (backend == Backend::gpu ? "gpu" : "emulator");
-}
-
-class Graphs : public ::testing::TestWithParam<Backend> {
+class Graphs : public ::emu_tests::OnBothBackends<Kernels, &emulator_kernels, &gpu_kernels,
+                                                  &gpu_unavailable_reason> {
  protected:
-  void SetUp() override {
-    if (gpu()) {
-      const std::string why_not = gpu_unavailable_reason();
-      if (!why_not.empty()) GTEST_SKIP() << why_not;
-    }
-  }
-  bool gpu() const { return GetParam() == Backend::gpu; }
-  const Kernels& k() const { return gpu() ? gpu_kernels() : emulator_kernels(); }
   // Integers, so that a*x + 1 and its scaling by powers of two are exact on
   // both backends whether or not the compiler fuses them.
   std::vector<float> integers(std::size_t n) {
     const std::vector<int> values = rng_.uniform<int>(n, -1000, 1000);
     return {values.begin(), values.end()};
   }
-  cudalab::Random rng_ = cudalab::Random::fresh();
 };
 
-INSTANTIATE_TEST_SUITE_P(Emu, Graphs, ::testing::Values(Backend::emulator));
-INSTANTIATE_TEST_SUITE_P(Gpu, Graphs, ::testing::Values(Backend::gpu));
+EMU_TESTS_ON_BOTH_BACKENDS(Graphs);
 
 // "" when equal element for element (a NaN never is), else the first difference.
 std::string first_difference(const std::vector<float>& got, const std::vector<float>& want) {
@@ -185,6 +171,7 @@ TEST(GraphsEmu, TwoBranchesOfAGraphWritingOneBufferRaceOnEverySchedule) {
     EXPECT_NE(text.find("fill_kernel"), std::string::npos) << text;
     EXPECT_NE(text.find("(graph node 0)"), std::string::npos) << text;
     EXPECT_NE(text.find("(graph node 1)"), std::string::npos) << text;
+    EXPECT_NE(text.find(" of graph "), std::string::npos) << "the lanes' names\n" << text;
     EXPECT_NE(text.find("issued at emu/graphs_emu.cpp:"), std::string::npos) << text;
   }
 }

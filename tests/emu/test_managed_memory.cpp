@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "both_backends.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/random.hpp"
 #include "managed_memory.hpp"
@@ -17,27 +18,10 @@
 namespace managed_memory {
 namespace {
 
-enum class Backend { emulator, gpu };
+class ManagedMemory : public ::emu_tests::OnBothBackends<Kernels, &emulator_kernels, &gpu_kernels,
+                                                         &gpu_unavailable_reason> {};
 
-void PrintTo(Backend backend, std::ostream* out) {
-  *out << (backend == Backend::gpu ? "gpu" : "emulator");
-}
-
-class ManagedMemory : public ::testing::TestWithParam<Backend> {
- protected:
-  void SetUp() override {
-    if (gpu()) {
-      const std::string why_not = gpu_unavailable_reason();
-      if (!why_not.empty()) GTEST_SKIP() << why_not;
-    }
-  }
-  bool gpu() const { return GetParam() == Backend::gpu; }
-  const Kernels& k() const { return gpu() ? gpu_kernels() : emulator_kernels(); }
-  cudalab::Random rng_ = cudalab::Random::fresh();
-};
-
-INSTANTIATE_TEST_SUITE_P(Emu, ManagedMemory, ::testing::Values(Backend::emulator));
-INSTANTIATE_TEST_SUITE_P(Gpu, ManagedMemory, ::testing::Values(Backend::gpu));
+EMU_TESTS_ON_BOTH_BACKENDS(ManagedMemory);
 
 void expect_triple_plus_one(const std::vector<int>& x, const std::vector<int>& y) {
   ASSERT_EQ(y.size(), x.size());
