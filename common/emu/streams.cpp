@@ -553,6 +553,24 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
   Model& m = model();
   std::unique_lock lock(m.mutex);
   Stream* s = stream_of(m, work.stream);
+  if (s->kind == StreamKind::legacy) {
+    // The legacy stream's work would wait for a capturing blocking stream's,
+    // which does not run until a graph launch: refused, and that capture
+    // is invalidated.
+    bool refused = false;
+    for (const auto& c : m.captures) {
+      const bool blocking_member = std::any_of(
+          c->members.begin(), c->members.end(),
+          [&](const Stream* member) { return member->blocking() && member->device == s->device; });
+      if (!blocking_member) continue;
+      refused = true;
+      if (c->invalidated == cudaSuccess) c->invalidated = cudaErrorStreamCaptureImplicit;
+    }
+    if (refused) {
+      set_last_error(cudaErrorStreamCaptureImplicit);
+      return {};
+    }
+  }
   if (s->capture) {  // captured: a node of the graph, run by cudaGraphLaunch
     Capture& c = *s->capture;
     if (c.invalidated != cudaSuccess) {

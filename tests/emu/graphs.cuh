@@ -283,6 +283,43 @@ inline std::vector<std::pair<std::string, cudaError_t>> capture_errors() {
   note("  then on the origin", cudaStreamEndCapture(s, &graph));
   CUDA_CHECK(cudaEventDestroy(forked));
 
+  CUDA_CHECK(cudaEventCreate(&forked));
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  device::fill_kernel<<<1, 256, 0, s>>>(y, 256, 4.0f);
+  CUDA_CHECK(cudaEventRecord(forked, s));
+  note("cudaEventSynchronize of an event recorded in the capture", cudaEventSynchronize(forked));
+  note("  then end capture", cudaStreamEndCapture(s, &graph));
+  CUDA_CHECK(cudaEventDestroy(forked));
+
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  note("synchronous cudaMemset during a global-mode capture", cudaMemset(y, 0, 64));
+  note("  then end capture", cudaStreamEndCapture(s, &graph));
+
+  float* spare = nullptr;
+  CUDA_CHECK(cudaMalloc(&spare, 256));
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  const cudaError_t freed = cudaFree(spare);
+  note("cudaFree during a global-mode capture", freed);
+  note("  then end capture", cudaStreamEndCapture(s, &graph));
+  if (freed != cudaSuccess) CUDA_CHECK(cudaFree(spare));
+
+  cudaEvent_t outside = nullptr;
+  CUDA_CHECK(cudaEventCreate(&outside));
+  CUDA_CHECK(cudaEventRecord(outside, other));
+  CUDA_CHECK(cudaStreamSynchronize(other));
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  note("a capturing stream waits for an event recorded outside the capture",
+       cudaStreamWaitEvent(s, outside, 0));
+  note("  then end capture", cudaStreamEndCapture(s, &graph));
+  CUDA_CHECK(cudaEventDestroy(outside));
+
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  device::fill_kernel<<<1, 256>>>(y, 256, 6.0f);
+  note("a launch on the legacy default stream while a blocking stream captures",
+       cudaGetLastError());
+  note("  then end capture", cudaStreamEndCapture(s, &graph));
+  CUDA_CHECK(cudaDeviceSynchronize());
+
   // After all that the streams work as before.
   device::fill_kernel<<<1, 256, 0, s>>>(y, 256, 5.0f);
   CUDA_CHECK_LAUNCH();
