@@ -218,6 +218,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpy
   // legacy default stream orders before it (not for non-blocking streams:
   // checked on an H200, tests/emu/test_stream_probes.cpp).
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
+  if (cudaError_t e = detail::legacy_work_during_capture(); e != cudaSuccess) return fail(e);
   if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   if (bytes == 0) return cudaSuccess;
   Allocation* to = nullptr;
@@ -354,6 +355,7 @@ void queue_memset(const char* call, void* ptr, int value, std::size_t bytes, All
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   if (cudaError_t fault = take_fault(); fault != cudaSuccess) return fail(fault);
+  if (cudaError_t e = detail::legacy_work_during_capture(); e != cudaSuccess) return fail(e);
   if (cudaError_t e = detail::unsafe_during_capture(); e != cudaSuccess) return fail(e);
   if (bytes == 0) return cudaSuccess;
   Allocation* a = detail::find_live(ptr, bytes);
@@ -457,6 +459,8 @@ constexpr ErrorText kErrorTexts[] = {
      "operation would make the legacy stream depend on a capturing blocking stream"},
     {cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
      "attempt to terminate a thread-local capture sequence from another thread"},
+    {cudaErrorCapturedEvent, "cudaErrorCapturedEvent",
+     "operation not permitted on an event last recorded in a capturing stream"},
     {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };
 

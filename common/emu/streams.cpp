@@ -549,27 +549,40 @@ int device_of_stream(cudaStream_t stream) noexcept {
   return m.live_created.count(s) ? s->device : -1;
 }
 
+namespace {
+
+// The legacy default stream's work would wait for a capturing blocking
+// stream's, which runs only when a graph is launched: true when a capture
+// with a blocking stream of `device` is in progress, which is then invalidated.
+bool refuse_legacy_work(Model& m, int device) {
+  bool refused = false;
+  for (const auto& c : m.captures) {
+    const bool blocking_member = std::any_of(
+        c->members.begin(), c->members.end(),
+        [&](const Stream* member) { return member->blocking() && member->device == device; });
+    if (!blocking_member) continue;
+    refused = true;
+    if (c->invalidated == cudaSuccess) c->invalidated = cudaErrorStreamCaptureImplicit;
+  }
+  return refused;
+}
+
+}  // namespace
+
+cudaError_t legacy_work_during_capture() {
+  if (!model_active.load(std::memory_order_acquire)) return cudaSuccess;
+  Model& m = model();
+  std::lock_guard lock(m.mutex);
+  return refuse_legacy_work(m, current_device()) ? cudaErrorStreamCaptureImplicit : cudaSuccess;
+}
+
 OperationRef enqueue(QueuedOperation work, bool wait) {
   Model& m = model();
   std::unique_lock lock(m.mutex);
   Stream* s = stream_of(m, work.stream);
-  if (s->kind == StreamKind::legacy) {
-    // The legacy stream's work would wait for a capturing blocking stream's,
-    // which does not run until a graph launch: refused, and that capture
-    // is invalidated.
-    bool refused = false;
-    for (const auto& c : m.captures) {
-      const bool blocking_member = std::any_of(
-          c->members.begin(), c->members.end(),
-          [&](const Stream* member) { return member->blocking() && member->device == s->device; });
-      if (!blocking_member) continue;
-      refused = true;
-      if (c->invalidated == cudaSuccess) c->invalidated = cudaErrorStreamCaptureImplicit;
-    }
-    if (refused) {
-      set_last_error(cudaErrorStreamCaptureImplicit);
-      return {};
-    }
+  if (s->kind == StreamKind::legacy && refuse_legacy_work(m, s->device)) {
+    set_last_error(cudaErrorStreamCaptureImplicit);
+    return {};
   }
   if (s->capture) {  // captured: a node of the graph, run by cudaGraphLaunch
     Capture& c = *s->capture;
@@ -1032,8 +1045,8 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     Event* e = live_event(m, event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     if (e->capture) {  // its work runs only in a graph launch
-      invalidate(*e->capture, cudaErrorStreamCaptureUnsupported);
-      return fail(cudaErrorStreamCaptureUnsupported);
+      invalidate(*e->capture, cudaErrorCapturedEvent);
+      return fail(cudaErrorCapturedEvent);
     }
     recorded = e->recorded;
     clock = e->clock;
@@ -1056,8 +1069,8 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     Event* e = live_event(m, event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     if (e->capture) {
-      invalidate(*e->capture, cudaErrorStreamCaptureUnsupported);
-      return fail(cudaErrorStreamCaptureUnsupported);
+      invalidate(*e->capture, cudaErrorCapturedEvent);
+      return fail(cudaErrorCapturedEvent);
     }
     if (!e->recorded) return cudaSuccess;
     clock = e->clock;

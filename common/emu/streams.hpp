@@ -161,6 +161,11 @@ bool is_capturing(cudaStream_t stream);
 // returns cudaErrorStreamCaptureUnsupported and invalidates those captures;
 // otherwise cudaSuccess.
 cudaError_t unsafe_during_capture();
+// Synchronous work of the legacy default stream (cudaMemcpy, cudaMemset)
+// while a blocking stream of the current device is being captured:
+// cudaErrorStreamCaptureImplicit, and the capture is invalidated (as an H100
+// answered for cudaMemset, 2026-12-06); otherwise cudaSuccess.
+cudaError_t legacy_work_during_capture();
 // Waiting for a stream that is being captured (synchronising with it, or
 // querying it) is illegal, since its work runs only when a graph is
 // launched: cudaErrorStreamCaptureUnsupported, and the capture is
