@@ -18,10 +18,9 @@ namespace cudalab::emu {
 namespace detail {
 namespace {
 
-// cudaDeviceGetLimit's defaults on an H200 (CUDA 13).
-// What cudaDeviceGetLimit(cudaLimitPrintfFifoSize) answered on an H100
-// (driver 580.159.04, CUDA 13.0, 2026-12-06): 8.25 MiB, not the 1 MiB the
-// Programming Guide gives.
+// cudaDeviceGetLimit's defaults on an H200 (CUDA 13). The printf FIFO's,
+// 8.25 MiB on the H200 and the H100 (driver 580.159.04, 2026-12-06), is not
+// the 1 MiB the Programming Guide gives.
 constexpr std::size_t kDefaultFifoBytes = 8650752;
 constexpr std::size_t kDefaultStackBytes = 1024;
 constexpr std::size_t kDefaultHeapBytes = std::size_t{8} << 20;

@@ -68,6 +68,11 @@ struct Capture {
   std::thread::id thread;                 // the thread that began it
   cudaError_t invalidated = cudaSuccess;  // the error that invalidated it, if one did
   std::vector<Stream*> members;
+
+  // The first error that invalidates a capture is the one it keeps.
+  void invalidate(cudaError_t why) {
+    if (invalidated == cudaSuccess) invalidated = why;
+  }
 };
 
 struct Stream {
@@ -562,7 +567,7 @@ bool refuse_legacy_work(Model& m, int device) {
         [&](const Stream* member) { return member->blocking() && member->device == device; });
     if (!blocking_member) continue;
     refused = true;
-    if (c->invalidated == cudaSuccess) c->invalidated = cudaErrorStreamCaptureImplicit;
+    c->invalidate(cudaErrorStreamCaptureImplicit);
   }
   return refused;
 }
@@ -647,7 +652,7 @@ cudaError_t unsafe_during_capture() {
         (c->mode == cudaStreamCaptureModeThreadLocal && c->thread == std::this_thread::get_id());
     if (!applies) continue;
     forbidden = true;
-    if (c->invalidated == cudaSuccess) c->invalidated = cudaErrorStreamCaptureUnsupported;
+    c->invalidate(cudaErrorStreamCaptureUnsupported);
   }
   return forbidden ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
 }
@@ -790,20 +795,12 @@ cudaError_t create_stream(cudaStream_t* stream, unsigned int flags) {
 
 }  // namespace
 
-namespace {
-
-void invalidate(detail::Capture& c, cudaError_t why) {
-  if (c.invalidated == cudaSuccess) c.invalidated = why;
-}
-
-}  // namespace
-
 cudaError_t detail::capture_forbids_waiting_for(cudaStream_t stream) {
   detail::Model& m = model();
   std::lock_guard lock(m.mutex);
   Stream* s = detail::stream_of(m, stream);
   if (!s || !s->capture) return cudaSuccess;
-  invalidate(*s->capture, cudaErrorStreamCaptureUnsupported);
+  s->capture->invalidate(cudaErrorStreamCaptureUnsupported);
   return cudaErrorStreamCaptureUnsupported;
 }
 
@@ -846,7 +843,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     // An event recorded in a capture: the waiting stream joins the capture
     // (a fork) or, already in it, depends on the event's nodes too (a join).
     if (s->capture && s->capture != e->capture) {
-      invalidate(*s->capture, cudaErrorStreamCaptureMerge);
+      s->capture->invalidate(cudaErrorStreamCaptureMerge);
       return fail(cudaErrorStreamCaptureMerge);
     }
     if (!s->capture) {
@@ -866,7 +863,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   if (s->capture) {
     // Only the capture's own events may order captured work: a record
     // outside it is not part of the graph.
-    invalidate(*s->capture, cudaErrorStreamCaptureIsolation);
+    s->capture->invalidate(cudaErrorStreamCaptureIsolation);
     return fail(cudaErrorStreamCaptureIsolation);
   }
   // Binds to the record made last before this call; a never-recorded event
@@ -931,7 +928,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
   std::shared_ptr<detail::Capture> c = s->capture;
   if (c->origin != s) {
     // Ended on a stream it forked to: the capture is invalidated.
-    invalidate(*c, cudaErrorStreamCaptureUnmatched);
+    c->invalidate(cudaErrorStreamCaptureUnmatched);
     return fail(cudaErrorStreamCaptureUnmatched);
   }
   if (c->mode != cudaStreamCaptureModeRelaxed && c->thread != std::this_thread::get_id()) {
@@ -1045,7 +1042,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     Event* e = live_event(m, event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     if (e->capture) {  // its work runs only in a graph launch
-      invalidate(*e->capture, cudaErrorCapturedEvent);
+      e->capture->invalidate(cudaErrorCapturedEvent);
       return fail(cudaErrorCapturedEvent);
     }
     recorded = e->recorded;
@@ -1069,7 +1066,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     Event* e = live_event(m, event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     if (e->capture) {
-      invalidate(*e->capture, cudaErrorCapturedEvent);
+      e->capture->invalidate(cudaErrorCapturedEvent);
       return fail(cudaErrorCapturedEvent);
     }
     if (!e->recorded) return cudaSuccess;
