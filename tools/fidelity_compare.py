@@ -2,10 +2,11 @@
 """The emulator's memory-traffic counts next to ncu's, for the same kernels.
 
 Runs emu_fidelity_gpu under ncu (requests, sectors, shared-memory
-wavefronts and constant-cache requests of tests/emu/fidelity_kernels.cuh) and `emu_bench --fidelity`
-(the same source on the emulator), prints a table per kernel and access kind,
-writes both sets of figures to a JSON file, and exits 1 when a ratio
-(sectors or wavefronts per request) differs at the second decimal.
+wavefronts and constant-cache requests of tests/emu/fidelity_kernels.cuh)
+and `emu_bench --fidelity` (the same source on the emulator), prints a table
+per kernel and access kind, writes both sets of figures to a JSON file, and
+exits 1 when a ratio (sectors, wavefronts or constant addresses per request)
+differs at the second decimal.
 
 Shared memory has two GPU figures. The hardware counter of wavefronts
 (l1tex__data_pipe_lsu_wavefronts_mem_shared_*) also counts wavefronts that
