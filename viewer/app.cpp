@@ -17,6 +17,8 @@ void panel_tab(UiState& state, Panel panel, const char* title, void (*draw)(UiSt
   const std::string label = (named.empty() ? std::string(title) : named) + "###" + title;
   if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
     if (!state.select_panel_tab) state.panel = panel;
+    state.layout.message.clear();
+    state.layout.message_rect = {};
     ImGui::BeginChild(title);
     draw(state);
     ImGui::EndChild();

@@ -112,9 +112,10 @@ std::variant<BenchResult, std::string> load_bench_result(const std::string& path
       add_error_point(r, f);
       continue;
     }
-    // PyTorch doing the same job on one problem is an anchor of that problem.
+    // PyTorch doing the same job on one problem is an anchor of that problem,
+    // named by what PyTorch ran (lab 01's pytorch_add_: "PyTorch add_").
     if (is_pytorch(f.version) || is_pytorch(f.name)) {
-      r.anchors.push_back({"pytorch:" + f.name, f.value, f.unit, problem_of(f)});
+      r.anchors.push_back({"pytorch:" + f.version, f.value, f.unit, problem_of(f)});
       continue;
     }
     if (f.name.starts_with(kBusbwFigurePrefix)) add_busbw_point(r, f);

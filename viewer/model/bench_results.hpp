@@ -36,7 +36,9 @@ struct Measurement {
 
 // A reference figure from the same run: the copy bandwidth, PyTorch, cuBLAS.
 struct AnchorFigure {
-  std::string name;  // as in the file: "copy_bandwidth", "pytorch:broadcast_add"
+  // As in the file: "copy_bandwidth", "pytorch:broadcast_add"; for a PyTorch
+  // figure, "pytorch:" and its version ("pytorch:pytorch_add_").
+  std::string name;
   double value = 0;
   std::string unit;
   // Empty: one figure for the whole run; else the problem it was measured

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,9 @@ struct Version {
   std::string name;              // "lecture", "ex1 fixed index", ...
   std::string description;       // one line: what this version changes
   bool grid_from_viewer = true;  // false: the lab code picks its own grid
+  // The views a run of this version fills; empty: every view the lab shows
+  // but the bars (those come from a result file).
+  std::vector<View> fills = {};
 };
 
 // A named integer the student sets before a run (a size, a count).
@@ -72,8 +76,15 @@ struct RunOutcome {
   std::optional<TrafficChart> traffic;
   std::string error;   // what went wrong, as the emulator or the lab reported it
   double seconds = 0;  // wall time of the emulated run
+  // What the student must do before a view can show this run, in words, by
+  // view: set where the lab code has not done what the view needs yet (a
+  // skeleton's TODO throws, a kernel touched nothing, no rank sent a
+  // message). The sentence names the exercise and `./lab run NN`
+  // (not_done_yet()); the view shows it above whatever the run gave it.
+  std::map<View, std::string> unfinished;
   bool has_data() const {
-    return run || timeline || errors || tiles || bits || fragments || traffic;
+    return run || timeline || errors || tiles || bits || fragments || traffic ||
+           !unfinished.empty();
   }
   // A run that produced nothing, and why.
   static RunOutcome failure(std::string why) {
@@ -95,8 +106,9 @@ class LabSource {
   virtual std::vector<Preset> presets() const { return {}; }
   // Whether the run controls offer blockDim and gridDim.
   virtual bool has_launch_config() const { return true; }
-  // The version the coalescing view compares with (the coalesced one).
-  virtual std::size_t default_comparison() const { return 0; }
+  // The version the coalescing view compares `version` with (the coalesced
+  // one; for that one itself, another).
+  virtual std::size_t default_comparison(std::size_t /*version*/) const { return 0; }
   // A paragraph under a view saying what its figures mean for this lab
   // ("bandwidth = bytes the kernel must move / time"); empty for none.
   virtual std::string note(View) const { return {}; }
@@ -112,6 +124,25 @@ class LabSource {
 std::vector<std::unique_ptr<LabSource>> available_labs();
 
 bool shows(const LabSource& lab, View view);
+
+// The views a run of `version` fills (Version::fills, or all the lab's views
+// but the bars).
+std::vector<View> views_filled(const LabSource& lab, std::size_t version);
+bool fills(const LabSource& lab, std::size_t version, View view);
+
+// Whether `out` gives `view` something to draw: an access for the element
+// grid and the sectors, a span, a point, a tile some program touched, a byte
+// sent. (The bars come from a result file: always true.)
+bool shows_something(const RunOutcome& out, View view);
+
+// The sentence for RunOutcome::unfinished: "exercise 4 is not done yet: WHAT.
+// `./lab run 05` says what is right and what is wrong." A `what` that starts
+// with "exercise K: " (a skeleton's exception) names exercise K instead.
+std::string not_done_yet(const LabSource& lab, int exercise, const std::string& what);
+
+// Sets `why` as the unfinished sentence of every view `out`'s version fills.
+void set_unfinished(RunOutcome& out, const LabSource& lab, std::size_t version,
+                    const std::string& why);
 
 // The lab's first version with every parameter at its initial value.
 RunRequest default_request(const LabSource& lab);

@@ -69,6 +69,10 @@ void write_layout(const std::string& path, const DrawnLayout& layout) {
   j["bit_rows"] = to_json(layout.bit_rows);
   j["fragment_matrices"] = to_json(layout.fragment_matrices);
   j["traffic_bars"] = to_json(layout.traffic_bars);
+  j["timing_anchor_x"] = layout.timing_anchor_x;
+  j["timing_anchor_labels"] = to_json(layout.timing_anchor_labels);
+  j["message"] = layout.message;
+  j["message_rect"] = to_json(layout.message_rect);
   std::ofstream out(path);
   out << j.dump(2) << "\n";
   if (!out) throw std::runtime_error("cannot write layout file '" + path + "'");
@@ -92,6 +96,11 @@ DrawnLayout read_layout(const std::string& path) {
     layout.bit_rows = to_rects(j.at("bit_rows"));
     layout.fragment_matrices = to_rects(j.at("fragment_matrices"));
     if (j.contains("traffic_bars")) layout.traffic_bars = to_rects(j.at("traffic_bars"));
+    layout.timing_anchor_x = j.value("timing_anchor_x", std::vector<float>{});
+    if (j.contains("timing_anchor_labels"))
+      layout.timing_anchor_labels = to_rects(j.at("timing_anchor_labels"));
+    layout.message = j.value("message", std::string{});
+    if (j.contains("message_rect")) layout.message_rect = to_rect(j.at("message_rect"));
     return layout;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("layout file '" + path + "': " + e.what());

@@ -29,5 +29,8 @@ Rgba dimmed(Rgba c);   // a cell outside the selected block or warp
 inline constexpr Rgba kSectorTouched{250, 170, 40, 255};
 // Timing panel: a kernel version's bandwidth bar.
 inline constexpr Rgba kVersionBar{90, 160, 230, 255};
+// Any view: the sentence saying what the student must do before it can show
+// something (an exercise not done yet).
+inline constexpr Rgba kUnfinishedText{250, 200, 90, 255};
 
 }  // namespace cudalab::viewer

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <set>
 
 #include "bench_results.hpp"
 
@@ -39,6 +40,12 @@ std::vector<Panel> shown_panels(const UiState& state) {
 bool shown(const UiState& state, Panel panel) {
   const auto panels = shown_panels(state);
   return std::find(panels.begin(), panels.end(), panel) != panels.end();
+}
+
+std::string unfinished_text(const UiState& state, Panel panel) {
+  if (panel == Panel::kHelp) return {};
+  const auto it = state.unfinished.find(static_cast<View>(panel));
+  return it == state.unfinished.end() ? std::string() : it->second;
 }
 
 const Timeline* shown_timeline(const UiState& state) {
@@ -82,7 +89,16 @@ namespace {
 FinishedRun run_both(const LabSource* lab, RunRequest request,
                      std::optional<std::size_t> compare_version) {
   FinishedRun done;
-  RunOutcome outcome = lab->run(request);
+  RunOutcome outcome;
+  try {  // lab code that throws must not end the viewer
+    outcome = lab->run(request);
+  } catch (const std::exception& e) {
+    const std::string title = lab->title();
+    outcome.error = e.what();
+    const std::string why = "the run stopped: " + std::string(e.what()) + ". `./lab run " +
+                            title.substr(0, title.find(' ')) + "` says why.";
+    for (View view : views_filled(*lab, request.version)) outcome.unfinished[view] = why;
+  }
   done.error = outcome.error;  // a run can succeed and still report problems
   done.seconds = outcome.seconds;
   done.timeline = std::move(outcome.timeline);
@@ -91,11 +107,16 @@ FinishedRun run_both(const LabSource* lab, RunRequest request,
   done.bits = std::move(outcome.bits);
   done.fragments = std::move(outcome.fragments);
   done.traffic = std::move(outcome.traffic);
+  done.unfinished = std::move(outcome.unfinished);
   if (outcome.run) done.current.emplace(std::move(*outcome.run));
   if (!done.current || !compare_version) return done;
   request.version = *compare_version;
-  RunOutcome compared = lab->run(request);
-  if (compared.run) done.compared.emplace(std::move(*compared.run));
+  try {
+    RunOutcome compared = lab->run(request);
+    if (compared.run) done.compared.emplace(std::move(*compared.run));
+  } catch (const std::exception& e) {
+    done.error += (done.error.empty() ? "" : "\n") + std::string("the comparison: ") + e.what();
+  }
   return done;
 }
 
@@ -114,6 +135,10 @@ void take(UiState& state, FinishedRun done) {
   state.bits = std::move(done.bits);
   state.fragments = std::move(done.fragments);
   state.traffic = std::move(done.traffic);
+  state.unfinished = std::move(done.unfinished);
+  std::set<std::string> said;  // what the student must do first, once per sentence
+  for (const auto& [view, sentence] : state.unfinished)
+    if (said.insert(sentence).second) std::cerr << "cudalab_view: " << sentence << "\n";
   if (!done.current) {
     state.current.reset();
     state.compared.reset();
@@ -144,8 +169,9 @@ void start_pending_run(UiState& state) {
   }
   std::optional<std::size_t> compare;
   if (shows(*lab, View::kCoalescing))
-    compare = std::min(state.coalescing.compare_version.value_or(lab->default_comparison()),
-                       lab->versions().size() - 1);
+    compare = std::min(
+        state.coalescing.compare_version.value_or(lab->default_comparison(state.request.version)),
+        lab->versions().size() - 1);
   state.run_in_flight = std::async(std::launch::async, run_both, lab, state.request, compare);
 }
 

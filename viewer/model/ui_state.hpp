@@ -3,6 +3,7 @@
 #pragma once
 
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,10 +62,12 @@ struct FinishedRun {
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
   std::optional<TrafficChart> traffic;
+  std::map<View, std::string> unfinished;  // RunOutcome::unfinished
   std::string error;
   double seconds = 0;
   bool has_data() const {
-    return current || timeline || errors || tiles || bits || fragments || traffic;
+    return current || timeline || errors || tiles || bits || fragments || traffic ||
+           !unfinished.empty();
   }
 };
 
@@ -137,6 +140,13 @@ struct DrawnLayout {
   std::vector<Rect> bit_rows;           // one per format: its cells, bit 0 (the sign) at x0
   std::vector<Rect> fragment_matrices;  // A, B, C/D: their cells
   std::vector<Rect> traffic_bars;       // one per rank, from 0 bytes to its total
+  // The bars view's anchor lines (x in window pixels) and their labels.
+  std::vector<float> timing_anchor_x;
+  std::vector<Rect> timing_anchor_labels;
+  // The sentence the open view showed in words instead of (or above) a
+  // picture (unfinished_text), and where.
+  std::string message;
+  Rect message_rect;
 };
 
 struct UiState {
@@ -159,6 +169,7 @@ struct UiState {
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
   std::optional<TrafficChart> traffic;
+  std::map<View, std::string> unfinished;  // of the last run, by the views its version fills
   std::string run_error;
   double run_seconds = 0;
 
@@ -180,6 +191,10 @@ struct UiState {
 // the timeline, one with error_vs_k figures the error plot.
 std::vector<Panel> shown_panels(const UiState& state);
 bool shown(const UiState& state, Panel panel);
+
+// What `panel` says in words about the last run: what the student must do
+// before it can show something (RunOutcome::unfinished); empty when nothing.
+std::string unfinished_text(const UiState& state, Panel panel);
 
 // The timeline the timeline view shows (TimelineState), or nullptr.
 const Timeline* shown_timeline(const UiState& state);

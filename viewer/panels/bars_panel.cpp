@@ -31,12 +31,7 @@ void file_row(UiState& state) {
   }
 }
 
-void vertical_marker(ImDrawList* dl, float x, float y0, float y1, ImU32 colour, const char* label) {
-  dl->AddLine(ImVec2(x, y0), ImVec2(x, y1), colour, 2.0f);
-  dl->AddText(ImVec2(x + 4, y0), colour, label);
-}
-
-Rect chart(const BarChart& c) {
+Rect chart(UiState& state, const BarChart& c) {
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   // Columns as wide as their longest text: version names such as
@@ -65,16 +60,31 @@ Rect chart(const BarChart& c) {
     dl->AddText(ImVec2(x0 + bar_w + font * 0.5f, y + (bar_h - font) / 2),
                 ImGui::GetColorU32(ImGuiCol_Text), bar_text(c, b).c_str());
   }
-  for (std::size_t a = 0; a < c.anchors.size(); ++a) {
-    const AnchorLine& anchor = c.anchors[a];
-    char label[96];
+  // The anchors: a line each, its label on a row of its own beside it (the
+  // side where it crosses no other line: bars_model's place_anchor_labels).
+  std::vector<std::string> labels;
+  std::vector<float> line_x, widths;
+  for (const AnchorLine& anchor : c.anchors) {
+    char label[128];
     std::snprintf(label, sizeof label, "%s %.4g %s", anchor.name.c_str(), anchor.value,
                   c.unit.c_str());
-    const ImU32 colour = anchor.name == "copy"      ? kAnchorCopy
-                         : anchor.name == "PyTorch" ? kAnchorPytorch
-                                                    : kAnchorOther;
-    vertical_marker(dl, x0 + float(anchor.value * scale), origin.y + font * a, origin.y + height,
-                    colour, label);
+    labels.push_back(label);
+    line_x.push_back(x0 + float(anchor.value * scale));
+    widths.push_back(ImGui::CalcTextSize(label).x);
+  }
+  const auto spans =
+      place_anchor_labels(line_x, widths, 4, origin.x, x0 + bar_w + text_w + font * 0.5f);
+  state.layout.timing_anchor_x = line_x;
+  state.layout.timing_anchor_labels.clear();
+  for (std::size_t a = 0; a < c.anchors.size(); ++a) {
+    const std::string& family = c.anchors[a].family;
+    const ImU32 colour = family == "copy"      ? kAnchorCopy
+                         : family == "PyTorch" ? kAnchorPytorch
+                                               : kAnchorOther;
+    const float y0 = origin.y + font * a;
+    dl->AddLine(ImVec2(line_x[a], y0), ImVec2(line_x[a], origin.y + height), colour, 2.0f);
+    dl->AddText(ImVec2(spans[a].x0, y0), colour, labels[a].c_str());
+    state.layout.timing_anchor_labels.push_back({spans[a].x0, y0, spans[a].x1, y0 + font});
   }
   ImGui::Dummy(ImVec2(label_w + bar_w + text_w, height));
   return {x0, origin.y + top, x0 + bar_w, origin.y + height};
@@ -94,6 +104,8 @@ void draw_bars_panel(UiState& state) {
         "file you can copy here and open with `./lab view %s --results FILE` or the box above.",
         number.c_str(), number.c_str());
     state.layout.timing_chart = {};
+    state.layout.timing_anchor_x.clear();
+    state.layout.timing_anchor_labels.clear();
     return;
   }
   const BenchResult& r = *t.result;
@@ -114,7 +126,7 @@ void draw_bars_panel(UiState& state) {
   ImGui::SameLine();
   ImGui::TextColored(ImVec4(0.63f, 0.65f, 0.69f, 1), "(%zu problems)", all_problems.size());
   ImGui::Spacing();
-  state.layout.timing_chart = chart(bars_for_problem(r, all_problems[t.problem]));
+  state.layout.timing_chart = chart(state, bars_for_problem(r, all_problems[t.problem]));
   ImGui::Spacing();
   lab_note(state, View::kBars);
 }

@@ -132,8 +132,9 @@ Rect format_row(const FormatBits& f, float label_width, float cell) {
 void draw_bit_layout_panel(UiState& state) {
   state.layout.bit_rows.clear();
   value_entry(state);
+  const bool said = unfinished_message(state, Panel::kBitLayout);
   if (!state.bits) {
-    ImGui::TextUnformatted("No value shown yet: press Run.");
+    if (!said) ImGui::TextUnformatted("No value shown yet: press Run.");
     return;
   }
   const BitLayout& layout = *state.bits;

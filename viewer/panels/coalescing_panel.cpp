@@ -116,7 +116,8 @@ Rect pane(const LoadedRun* loaded, std::optional<std::uint32_t> site, const Coal
   const KernelRun& run = loaded->run;
   ImGui::TextWrapped("%s", run.kernel.c_str());
   if (!site) {
-    ImGui::TextUnformatted("this kernel has no such access site");
+    ImGui::TextUnformatted(run.sites.empty() ? "this kernel made no global memory access"
+                                             : "this kernel has no such access site");
     return {};
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kMutedText);
@@ -163,7 +164,8 @@ void selectors(UiState& state) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
   const std::size_t shown =
-      std::min(cs.compare_version.value_or(lab->default_comparison()), versions.size() - 1);
+      std::min(cs.compare_version.value_or(lab->default_comparison(state.request.version)),
+               versions.size() - 1);
   if (ImGui::BeginCombo("compare with", versions[shown].name.c_str())) {
     for (std::size_t v = 0; v < versions.size(); ++v)
       if (ImGui::Selectable(versions[v].name.c_str(), v == shown)) {
@@ -177,8 +179,9 @@ void selectors(UiState& state) {
 }  // namespace
 
 void draw_coalescing_panel(UiState& state) {
+  const bool said = unfinished_message(state, Panel::kCoalescing);
   if (!state.current) {
-    ImGui::TextUnformatted("No run yet: pick a version and press Run.");
+    if (!said) ImGui::TextUnformatted("No run yet: pick a version and press Run.");
     return;
   }
   selectors(state);
@@ -190,9 +193,11 @@ void draw_coalescing_panel(UiState& state) {
     state.layout.coalescing_panes[0] = pane(&*state.current, cs.site, cs, picture_height);
     ImGui::TableNextColumn();
     const LoadedRun* right = state.compared ? &*state.compared : nullptr;
-    const auto right_site = right && cs.site
-                                ? corresponding_site(state.current->run, *cs.site, right->run)
-                                : std::nullopt;
+    // The site matching the left one; where the left kernel made no access
+    // (an exercise not done yet), the comparison's own first store.
+    const auto right_site = !right    ? std::nullopt
+                            : cs.site ? corresponding_site(state.current->run, *cs.site, right->run)
+                                      : first_store_site(right->run);
     state.layout.coalescing_panes[1] = pane(right, right_site, cs, picture_height);
     ImGui::EndTable();
   }

@@ -69,10 +69,13 @@ void draw_error_plot_panel(UiState& state) {
       state.errors_view.from_file = true;
   }
   const ErrorPlot* shown_plot = shown_errors(state);
+  const bool of_the_run = shown_plot == nullptr || (state.errors && shown_plot == &*state.errors);
+  const bool said = of_the_run && unfinished_message(state, Panel::kErrors);
   if (shown_plot == nullptr) {
-    ImGui::TextUnformatted(
-        "No error measurements yet: pick a version that measures errors and press Run, or load "
-        "a result file that has them.");
+    if (!said)
+      ImGui::TextUnformatted(
+          "No error measurements yet: pick a version that measures errors and press Run, or load "
+          "a result file that has them.");
     return;
   }
   const ErrorPlot& plot = *shown_plot;

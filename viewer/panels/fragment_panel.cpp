@@ -72,8 +72,9 @@ void lane_summary(const FragmentLayout& layout, int lane) {
 void draw_fragment_panel(UiState& state) {
   state.layout.fragment_matrices.clear();
   shape_choice(state);
+  const bool said = unfinished_message(state, Panel::kFragments);
   if (!state.fragments) {
-    ImGui::TextUnformatted("No layout yet: press Run.");
+    if (!said) ImGui::TextUnformatted("No layout yet: press Run.");
     return;
   }
   const FragmentLayout& layout = *state.fragments;

@@ -65,6 +65,20 @@ void lab_note(const UiState& state, View view) {
   ImGui::PopStyleColor();
 }
 
+bool unfinished_message(UiState& state, Panel panel) {
+  const std::string text = unfinished_text(state, panel);
+  if (text.empty()) return false;
+  const ImVec2 start = ImGui::GetCursorScreenPos();
+  ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(kUnfinishedText));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+  const ImVec2 end = ImGui::GetItemRectMax();
+  state.layout.message = text;
+  state.layout.message_rect = {start.x, start.y, end.x, end.y};
+  ImGui::Spacing();
+  return true;
+}
+
 void draw_help_panel(UiState& state) {
   ImGui::TextUnformatted("Keyboard shortcuts (not while typing in a field)");
   if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {

@@ -198,8 +198,9 @@ void canvas(UiState& state, const LoadedRun& loaded) {
 }  // namespace
 
 void draw_indexing_panel(UiState& state) {
+  const bool said = unfinished_message(state, Panel::kIndexing);
   if (!state.current) {
-    ImGui::TextUnformatted("No run yet: pick a version and press Run.");
+    if (!said) ImGui::TextUnformatted("No run yet: pick a version and press Run.");
     return;
   }
   const LoadedRun& loaded = *state.current;

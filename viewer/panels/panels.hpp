@@ -20,4 +20,9 @@ void draw_help_panel(UiState& state);
 // The lab's note on `view`, if it has one, wrapped under the view.
 void lab_note(const UiState& state, View view);
 
+// What the student must do before `panel` can show the last run
+// (unfinished_text), in words, wrapped at the top of the view and recorded
+// in the layout; false when there is nothing to say.
+bool unfinished_message(UiState& state, Panel panel);
+
 }  // namespace cudalab::viewer

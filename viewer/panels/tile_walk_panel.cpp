@@ -205,8 +205,9 @@ void step_series(ImDrawList* dl, const TileWalk& walk, std::size_t shown_step) {
 
 void draw_tile_walk_panel(UiState& state) {
   state.layout.tile_grids.clear();
+  const bool said = unfinished_message(state, Panel::kTiles);
   if (!state.tiles) {
-    ImGui::TextUnformatted("No tile walk yet: run a version that makes one.");
+    if (!said) ImGui::TextUnformatted("No tile walk yet: run a version that makes one.");
     return;
   }
   const TileWalk& walk = *state.tiles;

@@ -99,11 +99,18 @@ void draw_timeline_panel(UiState& state) {
   state.layout.timeline.reset();
   source_picker(state);
   const Timeline* shown = shown_timeline(state);
+  // What the run lacks, unless the view shows a result file's timeline.
+  const bool of_the_run = shown == nullptr || (state.timeline && shown == &*state.timeline);
+  const bool said = of_the_run && unfinished_message(state, Panel::kTimeline);
   if (shown == nullptr) {
-    ImGui::TextUnformatted("No timeline yet: press Run, or load a result file that has one.");
+    if (!said)
+      ImGui::TextUnformatted("No timeline yet: press Run, or load a result file that has one.");
     return;
   }
   const Timeline& timeline = *shown;
+  const bool no_spans = std::all_of(timeline.rows.begin(), timeline.rows.end(),
+                                    [](const TimelineRow& row) { return row.spans.empty(); });
+  if (said && no_spans) return;  // an empty axis would say nothing more
   if (!timeline.title.empty()) ImGui::TextWrapped("%s", timeline.title.c_str());
   legend(timeline);
   lab_note(state, View::kTimeline);

@@ -36,8 +36,9 @@ void peer_legend(const TrafficChart& chart) {
 
 void draw_traffic_panel(UiState& state) {
   state.layout.traffic_bars.clear();
+  const bool said = unfinished_message(state, Panel::kTraffic);
   if (!state.traffic) {
-    ImGui::TextUnformatted("No traffic yet: press Run.");
+    if (!said) ImGui::TextUnformatted("No traffic yet: press Run.");
     return;
   }
   const TrafficChart& chart = *state.traffic;

@@ -20,7 +20,13 @@
 //               where the model puts it, as long as the layout says
 //   errors with --results: the file's error_vs_k points (else its busbw
 //               figures against the message size), as above
-// Every panel must also not be blank. Exit status 0: pass; 1: mismatch.
+//   timing      also: the model's anchor lines, each label on a row of its
+//               own (no two overlap) and inside the window
+// Where the lab's run says what the student must do first for the view
+// (RunOutcome::unfinished: a skeleton's exercise not done yet), the view
+// must show exactly that sentence, in its colour; the picture is checked as
+// far as the run gave one. Every panel must also not be blank. Exit status
+// 0: pass; 1: mismatch.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -112,17 +118,37 @@ RunOutcome run(const LabSource& lab, const RunRequest& request) {
   return out;
 }
 
-KernelRun run_for(const LabSource& lab, const RunRequest& request) {
-  RunOutcome out = run(lab, request);
-  if (!out.run) throw std::runtime_error("the lab's run has no element grid");
-  return std::move(*out.run);
-}
-
 bool same_rgb(Rgba a, Rgba b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 
-void check_indexing(const Image& image, const DrawnLayout& layout, const LabSource& lab,
-                    const RunRequest& request) {
-  const KernelRun run = run_for(lab, request);
+// The sentence the view must show (RunOutcome::unfinished), drawn in its
+// colour; or none at all.
+void check_message(const Image& image, const DrawnLayout& layout, const RunOutcome& out,
+                   View view) {
+  const auto todo = out.unfinished.find(view);
+  if (todo == out.unfinished.end()) {
+    expect(layout.message.empty(),
+           "no sentence instead of the view: the run gives it all it "
+           "needs (shown: '" +
+               layout.message + "')");
+    return;
+  }
+  expect(layout.message == todo->second, "the view says what to do first: '" + layout.message +
+                                             "', the model says '" + todo->second + "'");
+  // Text is antialiased: count the pixels of its hue (amber: red over green
+  // well over blue), the glyphs' edges blended into the background included.
+  long pixels = 0;
+  const Rgba c = kUnfinishedText;
+  const Area a = area(image, layout.message_rect);
+  for (int y = a.y0; y < a.y1; ++y)
+    for (int x = a.x0; x < a.x1; ++x) {
+      const Rgba p = image.at(x, y);
+      pixels += p.r >= 100 && p.r >= p.g && p.g >= p.b + (c.g - c.b) / 3;
+    }
+  expect(pixels >= 100, "the sentence is drawn in its colour (" + std::to_string(pixels) +
+                            " pixels of its hue where the layout says)");
+}
+
+void check_indexing(const Image& image, const DrawnLayout& layout, const KernelRun& run) {
   const Area canvas = area(image, layout.indexing_canvas);
   const auto counts = colour_counts(image, canvas);
   std::size_t block_colours = 0;
@@ -145,17 +171,25 @@ void check_indexing(const Image& image, const DrawnLayout& layout, const LabSour
 }
 
 void check_coalescing(const Image& image, const DrawnLayout& layout, const LabSource& lab,
-                      RunRequest request) {
-  const KernelRun left = run_for(lab, request);
-  request.version = lab.default_comparison();
-  const KernelRun right = run_for(lab, request);
+                      RunRequest request, const KernelRun& left) {
+  request.version = lab.default_comparison(request.version);
+  const RunOutcome compared = run(lab, request);
+  if (!compared.run) throw std::runtime_error("the comparison's run has no element grid");
+  const KernelRun& right = *compared.run;
   const auto left_site = first_store_site(left);
-  if (!left_site) throw std::runtime_error("the kernel stores nothing");
-  const auto right_site = corresponding_site(left, *left_site, right);
+  if (!left_site && !left.sites.empty()) throw std::runtime_error("the kernel stores nothing");
+  // A kernel that made no access at all (an exercise not done yet): nothing
+  // on the left, the comparison at its own first store on the right.
+  const auto right_site =
+      left_site ? corresponding_site(left, *left_site, right) : first_store_site(right);
+  if (!left_site) {
+    expect(regions_of(image, area(image, layout.coalescing_panes[0]), kSectorTouched, 6) == 0,
+           "coalescing left: no sector drawn for a kernel that made no access");
+  }
   const std::pair<const KernelRun*, std::optional<std::uint32_t>> panes[] = {{&left, left_site},
                                                                              {&right, right_site}};
   const char* side[] = {"left", "right"};
-  for (int pane = 0; pane < 2; ++pane) {
+  for (int pane = left_site ? 0 : 1; pane < 2; ++pane) {
     const auto& [run, site] = panes[pane];
     const auto index = site ? find_request(*run, *site, 0, 0) : std::nullopt;
     if (!index) throw std::runtime_error("warp 0 of block 0 made no store");
@@ -177,6 +211,29 @@ void check_timing(const Image& image, const DrawnLayout& layout, const std::stri
   }
   const BenchResult& r = std::get<BenchResult>(loaded);
   const BarChart chart = bars_for_problem(r, problems(r).front());
+  // The anchors: the model's lines, each at its value on the bars' scale,
+  // their labels apart from each other and inside the window.
+  expect(layout.timing_anchor_x.size() == chart.anchors.size() &&
+             layout.timing_anchor_labels.size() == chart.anchors.size(),
+         "timing: " + std::to_string(layout.timing_anchor_x.size()) +
+             " anchor lines drawn, the model has " + std::to_string(chart.anchors.size()));
+  const Rect& c = layout.timing_chart;
+  const double scale = chart.max_value > 0 ? c.width() / (chart.max_value * 1.05) : 0;
+  int misplaced = 0, overlapping = 0, outside = 0;
+  for (std::size_t a = 0; a < chart.anchors.size() && a < layout.timing_anchor_x.size(); ++a)
+    misplaced += std::abs(layout.timing_anchor_x[a] - (c.x0 + chart.anchors[a].value * scale)) > 1;
+  const auto& labels = layout.timing_anchor_labels;
+  for (std::size_t a = 0; a < labels.size(); ++a) {
+    outside += labels[a].x0 < 0 || labels[a].x1 > image.width;
+    for (std::size_t b = a + 1; b < labels.size(); ++b)
+      overlapping += labels[a].x0 < labels[b].x1 && labels[b].x0 < labels[a].x1 &&
+                     labels[a].y0 < labels[b].y1 && labels[b].y0 < labels[a].y1;
+  }
+  expect(misplaced == 0, "timing: " + std::to_string(misplaced) +
+                             " anchor lines not where the model's values put them");
+  expect(overlapping == 0,
+         "timing: " + std::to_string(overlapping) + " pairs of anchor labels overlap");
+  expect(outside == 0, "timing: " + std::to_string(outside) + " anchor labels outside the window");
   // Bars are counted as bands of rows holding bar pixels: the anchor lines
   // cross the bars and would split them into several regions.
   const Area chart_area = area(image, layout.timing_chart);
@@ -310,8 +367,10 @@ void check_errors(const Image& image, const DrawnLayout& layout, const ErrorPlot
              " visible points in their series' colour where the log axes place them");
 }
 
+// `finished`: the lab code did what the walk is about (a skeleton's walk may
+// hold only C's stores, at the last step).
 void check_tiles(const Image& image, const DrawnLayout& layout, const TileWalk& walk,
-                 std::size_t step, std::size_t program) {
+                 std::size_t step, std::size_t program, bool finished) {
   expect(layout.tile_grids.size() == walk.grids.size(),
          "tiles: " + std::to_string(layout.tile_grids.size()) + " grids drawn, the walk has " +
              std::to_string(walk.grids.size()));
@@ -354,9 +413,9 @@ void check_tiles(const Image& image, const DrawnLayout& layout, const TileWalk& 
         }
       }
   }
-  expect(tiles > 0 && selected > 0, "tiles: program " + std::to_string(program) + " touches " +
-                                        std::to_string(selected) + " tiles at step " +
-                                        std::to_string(step));
+  expect(tiles > 0 && (selected > 0 || !finished), "tiles: program " + std::to_string(program) +
+                                                       " touches " + std::to_string(selected) +
+                                                       " tiles at step " + std::to_string(step));
   expect(wrong == 0, "tiles: " + std::to_string(tiles - wrong) + " of " + std::to_string(tiles) +
                          " tiles in the model's colour");
   expect(unhatched == 0, "tiles: " + std::to_string(edges - unhatched) + " of " +
@@ -429,6 +488,7 @@ void check_traffic(const Image& image, const DrawnLayout& layout, const TrafficC
                                          : 0;
     double done = 0;
     for (const TrafficPart& part : chart.bars[r].parts) {
+      if (part.bytes == 0) continue;  // nothing drawn (a skeleton's kernel moved nothing)
       const double a = bar_pixels(chart, done, width);
       done += static_cast<double>(part.bytes);
       const double b = bar_pixels(chart, done, width);
@@ -541,14 +601,21 @@ int main(int argc, char** argv) {
     const auto source = lab_named(lab, samples);
     if (!source) throw std::runtime_error("no lab '" + lab + "' in this build");
     const RunRequest request = request_for(*source, shape, params, block, grid, version);
-    if (panel == "indexing") check_indexing(image, layout, *source, request);
-    if (panel == "coalescing") check_coalescing(image, layout, *source, request);
+    const RunOutcome out = run(*source, request);
+    const auto view = static_cast<View>(*panel_from_name(panel));
+    check_message(image, layout, out, view);
+    // A view the run gave nothing to draw, and that says why: checked above.
+    if (!shows_something(out, view) && out.unfinished.count(view) > 0) return failures == 0 ? 0 : 1;
+    if ((panel == "indexing" || panel == "coalescing") && !out.run)
+      throw std::runtime_error("the lab's run has no element grid");
+    if (panel == "indexing") check_indexing(image, layout, *out.run);
+    if (panel == "coalescing") check_coalescing(image, layout, *source, request, *out.run);
     if (panel == "timeline" || panel == "errors" || panel == "tiles" || panel == "bits" ||
         panel == "fragments" || panel == "traffic") {
-      const RunOutcome out = run(*source, request);
       if (panel == "timeline" && out.timeline) check_timeline(image, layout, *out.timeline, false);
       if (panel == "errors" && out.errors) check_errors(image, layout, *out.errors);
-      if (panel == "tiles" && out.tiles) check_tiles(image, layout, *out.tiles, step, program);
+      if (panel == "tiles" && out.tiles)
+        check_tiles(image, layout, *out.tiles, step, program, out.unfinished.empty());
       if (panel == "bits" && out.bits) check_bits(image, layout, *out.bits);
       if (panel == "fragments" && out.fragments)
         check_fragments(image, layout, *out.fragments, lane);

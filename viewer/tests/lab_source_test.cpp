@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "model/ui_state.hpp"
 
 namespace cudalab::viewer {
@@ -79,6 +81,65 @@ TEST(LabSource, TabsAreTheLabsViewsThenHelp) {
 TEST(LabSource, WithoutALabResultFilesStillHaveATab) {
   UiState state;
   EXPECT_EQ(shown_panels(state), (std::vector<Panel>{Panel::kBars, Panel::kHelp}));
+}
+
+TEST(LabSource, AVersionFillsItsOwnViewsOrAllButTheBars) {
+  const FakeLab lab({View::kTiles, View::kBars, View::kIndexing});
+  EXPECT_EQ(views_filled(lab, 0), (std::vector<View>{View::kTiles, View::kIndexing}));
+  EXPECT_TRUE(fills(lab, 1, View::kIndexing));
+  EXPECT_FALSE(fills(lab, 1, View::kBars));
+}
+
+// A skeleton's exception names its exercise ("exercise 3: gemm_fp64 is not
+// written yet"); the sentence says what to do first and where to read more.
+TEST(LabSource, NotDoneYetNamesTheExerciseAndTheCommand) {
+  const FakeLab lab({View::kErrors});
+  EXPECT_EQ(not_done_yet(lab, 2, "exercise 3: gemm_fp64 is not written yet"),
+            "exercise 3 is not done yet: gemm_fp64 is not written yet. `./lab run 99` says what "
+            "is right and what is wrong.");
+  EXPECT_EQ(not_done_yet(lab, 4, "its kernel wrote nothing.\n"),
+            "exercise 4 is not done yet: its kernel wrote nothing. `./lab run 99` says what is "
+            "right and what is wrong.");
+}
+
+TEST(LabSource, ShowsSomethingOnlyWithSomethingToDraw) {
+  RunOutcome out;
+  out.timeline = Timeline{"t", "ms", {{"row", {}}}};
+  EXPECT_FALSE(shows_something(out, View::kTimeline));  // rows without a span
+  out.timeline->rows[0].spans.push_back({"k", 0, 1, "kernel"});
+  EXPECT_TRUE(shows_something(out, View::kTimeline));
+  out.run = KernelRun{};
+  EXPECT_FALSE(shows_something(out, View::kCoalescing));  // a kernel that touched nothing
+  EXPECT_FALSE(shows_something(out, View::kTiles));
+  EXPECT_TRUE(shows_something(out, View::kBars));  // from a result file, not a run
+}
+
+// Lab code that throws (a skeleton's TODO) must not end the viewer (lab 02's
+// error view used to exit without an image): the views the version fills
+// say the run stopped and where to read why.
+class ThrowingLab final : public LabSource {
+ public:
+  std::string title() const override { return "98 throws"; }
+  std::string code_origin() const override { return "here"; }
+  std::vector<Version> versions() const override { return {{"v0", "", false, {View::kErrors}}}; }
+  std::vector<View> views() const override { return {View::kBitLayout, View::kErrors}; }
+  std::vector<Parameter> parameters() const override { return {}; }
+  RunOutcome run(const RunRequest&) const override {
+    throw std::logic_error("exercise 3: gemm_fp64 is not written yet");
+  }
+};
+
+TEST(LabSource, ARunThatThrowsSaysSoInTheViewsItFills) {
+  UiState state;
+  state.labs.push_back(std::make_unique<ThrowingLab>());
+  select_lab(state, 0);
+  start_pending_run(state);
+  EXPECT_NO_THROW(collect_run(state, true));
+  EXPECT_NE(state.run_error.find("gemm_fp64 is not written yet"), std::string::npos);
+  const std::string said = unfinished_text(state, Panel::kErrors);
+  EXPECT_NE(said.find("gemm_fp64 is not written yet"), std::string::npos) << said;
+  EXPECT_NE(said.find("`./lab run 98`"), std::string::npos) << said;
+  EXPECT_EQ(unfinished_text(state, Panel::kBitLayout), "");  // v0 does not fill it
 }
 
 TEST(LabSource, PanelNamesRoundTrip) {

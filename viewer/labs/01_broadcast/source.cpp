@@ -55,7 +55,9 @@ class Lab01Source final : public LabSource {
             {"300x301", {300, 301}},
             {"1024x1024", {1024, 1024}}};
   }
-  std::size_t default_comparison() const override { return kEx3; }
+  std::size_t default_comparison(std::size_t version) const override {
+    return version == kEx3 ? kSlides : kEx3;  // the coalesced one, or for it the slides'
+  }
   std::string note(View view) const override {
     if (view != View::kBars) return {};
     return "Bandwidth = bytes the kernel must move (read a, read b, write a) / time. The copy "
@@ -126,13 +128,23 @@ class Lab01Source final : public LabSource {
     }
     RunOutcome out;
     out.error = run_problems(seen, recording);
+    // Version K runs exercise K; a skeleton's TODO throws or touches nothing.
+    const int exercise = static_cast<int>(request.version);
     if (recording.launches().empty()) {
       if (out.error.empty()) out.error = "the lab code launched no kernel";
+      set_unfinished(out, *this, request.version,
+                     not_done_yet(*this, exercise,
+                                  seen.failed() ? seen.error : "the lab code launched no kernel"));
       return out;
     }
     out.run = kernel_run_from_launch(
         recording.last(),
         {reinterpret_cast<const void*>(seen.output_address), sizeof(float), rows, cols});
+    if (out.run->requests.empty())
+      set_unfinished(out, *this, request.version,
+                     not_done_yet(*this, exercise,
+                                  out.run->kernel + " made no global memory access: every "
+                                                    "element is black (never written)"));
     out.run->kernel += "  [" + code_origin() + "]";
     return out;
   }

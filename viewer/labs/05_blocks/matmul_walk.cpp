@@ -13,7 +13,7 @@ struct Placed {
   std::uint64_t rows = 0, cols = 0;
   std::uint32_t element_bytes = 0;
   bool contains(std::uint64_t address) const {
-    return address >= base && address < base + rows * cols * element_bytes;
+    return base != 0 && address >= base && address < base + rows * cols * element_bytes;
   }
 };
 

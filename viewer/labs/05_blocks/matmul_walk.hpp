@@ -22,7 +22,8 @@ struct MatmulShape {
   std::uint64_t k_steps() const { return (k + bk - 1) / bk; }
 };
 
-// Where the three matrices lived in device memory during the launch.
+// Where the three matrices lived in device memory during the launch (0: not
+// known, e.g. a kernel that loaded neither A nor B: only C's stores walk).
 struct MatmulBuffers {
   std::uintptr_t a = 0, b = 0, c = 0;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <set>
 #include <tuple>
 
 #include "cudalab/emu/recorder.hpp"
@@ -37,13 +38,26 @@ class Lab05Source final : public LabSource {
   std::vector<Version> versions() const override {
     return {
         {"matmul (row-major order)",
-         "ex4: program pid computes C tile (pid / grid_n, pid % grid_n)", false},
-        {"matmul (grouped order)", "ex5: group_m tile rows walked column by column", false},
-        {"fused activation", "ex1: sqrt(x + 1) in one program: one trip through memory", false},
-        {"unfused activation", "x + 1 then sqrt, two kernels: two trips (lab code)", false},
+         "ex4: program pid computes C tile (pid / grid_n, pid % grid_n)",
+         false,
+         {View::kTiles}},
+        {"matmul (grouped order)",
+         "ex5: group_m tile rows walked column by column",
+         false,
+         {View::kTiles}},
+        {"fused activation",
+         "ex1: sqrt(x + 1) in one program: one trip through memory",
+         false,
+         {View::kCoalescing}},
+        {"unfused activation",
+         "x + 1 then sqrt, two kernels: two trips (lab code)",
+         false,
+         {View::kCoalescing}},
     };
   }
-  std::vector<View> views() const override { return {View::kTiles, View::kCoalescing}; }
+  std::vector<View> views() const override {
+    return {View::kTiles, View::kCoalescing, View::kBars};
+  }
   std::vector<Parameter> parameters() const override {
     return {{"m", "m (rows of A, C)", 1, kMaxMatrixSide, 300},
             {"n", "n (columns of B, C)", 1, kMaxMatrixSide, 440},
@@ -58,7 +72,10 @@ class Lab05Source final : public LabSource {
             {"576x1152x64 (9 x 9 tiles)", {576, 1152, 64, 3, 9, 4099}}};
   }
   bool has_launch_config() const override { return false; }
-  std::size_t default_comparison() const override { return kUnfused; }
+  // Fused against unfused, and unfused against fused.
+  std::size_t default_comparison(std::size_t version) const override {
+    return version == kUnfused ? kFused : kUnfused;
+  }
   std::string note(View view) const override {
     if (view == View::kTiles)
       return "Bytes loaded: what the program's global loads of A and B moved (from the trace). "
@@ -69,6 +86,11 @@ class Lab05Source final : public LabSource {
     if (view == View::kCoalescing)
       return "The activation's warp requests: fused, one load of x and one store per element; "
              "unfused, a second kernel reads back what the first wrote.";
+    if (view == View::kBars)
+      return "From `./lab bench 05`: the activation and the softmax in GB/s against the "
+             "device-to-device copy of the same size, the matmul in TFLOP/s against cuBLAS on "
+             "the same shape, all measured in the same run; torch_* bars are PyTorch doing the "
+             "same job.";
     return {};
   }
 
@@ -138,13 +160,31 @@ class Lab05Source final : public LabSource {
       return out;
     }
     const emu::LaunchRecord& launch = recording.last();
-    const auto buffers = lab05::find_matmul_buffers(launch, seen.output_address, shape);
-    if (!buffers) {
+    auto buffers = lab05::find_matmul_buffers(launch, seen.output_address, shape);
+    std::string unfinished;
+    if (!buffers) {  // a skeleton's matmul stores its zero accumulator and loads nothing
       out.error += std::string(out.error.empty() ? "" : "\n") +
-                   "the kernel read no buffer of A's or B's size: nothing to walk";
-      return out;
+                   "the kernel read no buffer of A's or B's size: only its stores of C to walk";
+      unfinished = not_done_yet(*this, 4,
+                                "the kernel loaded nothing from A or B; the walk shows only "
+                                "where each program stored its tile of C");
+      buffers = lab05::MatmulBuffers{0, 0, seen.output_address};
     }
     TileWalk walk = lab05::matmul_walk(launch, *buffers, shape);
+    if (request.version == kGrouped && unfinished.empty()) {
+      // Each program must compute a tile of C of its own (exercise 5's order).
+      std::set<std::pair<std::uint32_t, std::uint32_t>> c_tiles;
+      for (const ProgramWalk& program : walk.programs)
+        for (const TileTouch& t : program.steps.back())
+          if (t.grid == 2) c_tiles.insert({t.row, t.col});
+      if (c_tiles.size() < walk.programs.size())
+        unfinished = not_done_yet(
+            *this, 5,
+            std::to_string(walk.programs.size()) + " programs stored only " +
+                std::to_string(c_tiles.size()) +
+                " distinct tiles of C: GroupedOrder must give each program a tile of its own");
+    }
+    if (!unfinished.empty()) set_unfinished(out, *this, request.version, unfinished);
     walk.wave = static_cast<std::size_t>(v[kWave]);
     walk.title = versions()[request.version].name + ": C (" + std::to_string(m) + " x " +
                  std::to_string(n) + ") = A (" + std::to_string(m) + " x " + std::to_string(k) +
@@ -180,6 +220,11 @@ class Lab05Source final : public LabSource {
     const OutputTensor output{reinterpret_cast<const void*>(seen.output_address), sizeof(float), 1,
                               elements};
     KernelRun run = kernel_run_from_launch(recording.last(), output);
+    if (run.requests.empty() && request.version == kFused)  // a skeleton's program does nothing
+      set_unfinished(out, *this, request.version,
+                     not_done_yet(*this, 1,
+                                  "FusedActivationProgram made no memory access (it loads and "
+                                  "stores nothing yet), so there is no request to compare"));
     for (std::size_t l = 0; l + 1 < recording.launches().size(); ++l) {
       const KernelRun earlier = kernel_run_from_launch(recording.launches()[l], output);
       const auto offset = static_cast<std::uint32_t>(earlier.sites.size());

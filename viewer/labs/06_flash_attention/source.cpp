@@ -73,6 +73,15 @@ double largest_error(const harness::Attention& s, const std::vector<float>& q,
   return worst;
 }
 
+// Whether some program loaded a tile of K or V (the fused forward's walk).
+bool loads_keys(const TileWalk& walk) {
+  for (const ProgramWalk& p : walk.programs)
+    for (const auto& step : p.steps)
+      for (const TileTouch& t : step)
+        if (t.grid == lab06::kKTransposed || t.grid == lab06::kV) return true;
+  return false;
+}
+
 std::string join(const std::string& a, const std::string& b) {
   return a.empty() ? b : b.empty() ? a : a + "\n" + b;
 }
@@ -87,11 +96,19 @@ class Lab06Source final : public LabSource {
   }
   std::vector<Version> versions() const override {
     return {
-        {"fused forward", "ex3: one block per Br queries, walking every tile of K and V", false},
-        {"fused forward (causal)", "ex4: tiles above the diagonal skipped, not loaded", false},
-        {"naive (three kernels)", "ex1: the n x n scores through global memory (bytes only)",
-         false},
-        {"naive (causal)", "ex1 with the mask (bytes only)", false},
+        {"fused forward",
+         "ex3: one block per Br queries, walking every tile of K and V",
+         false,
+         {View::kTiles, View::kTraffic}},
+        {"fused forward (causal)",
+         "ex4: tiles above the diagonal skipped, not loaded",
+         false,
+         {View::kTiles, View::kTraffic}},
+        {"naive (three kernels)",
+         "ex1: the n x n scores through global memory (bytes only)",
+         false,
+         {View::kTraffic}},
+        {"naive (causal)", "ex1 with the mask (bytes only)", false, {View::kTraffic}},
     };
   }
   std::vector<View> views() const override { return {View::kTiles, View::kTraffic, View::kBars}; }
@@ -163,6 +180,7 @@ class Lab06Source final : public LabSource {
     const auto& values = request.values;
     const bool causal = request.version == kFusedCausal || request.version == kNaiveCausal;
     const bool fused = request.version == kFused || request.version == kFusedCausal;
+    const int exercise = causal ? 4 : 3;  // the fused forward's
     harness::Attention shape;
     shape.heads = 1;
     shape.n = static_cast<int>(values[kN]);
@@ -190,6 +208,8 @@ class Lab06Source final : public LabSource {
       if (fused) {
         if (recording.launches().empty()) {
           out.error = join(out.error, "the lab code launched no kernel");
+          out.unfinished[View::kTiles] = not_done_yet(
+              *this, exercise, seen.failed() ? seen.error : "the lab code launched no kernel");
         } else {
           const emu::LaunchRecord& launch = recording.last();
           const lab06::AttentionShape walk_shape{std::uint64_t(shape.n), std::uint64_t(shape.d),
@@ -199,8 +219,14 @@ class Lab06Source final : public LabSource {
               lab06::find_attention_buffers(launch, seen.output_address, walk_shape);
           if (!buffers) {
             out.error = join(out.error, "the kernel read no buffer of q's size: nothing to walk");
+            out.unfinished[View::kTiles] = not_done_yet(
+                *this, exercise, "the kernel read nothing of q, k or v: nothing to walk");
           } else {
             TileWalk walk = lab06::attention_walk(launch, *buffers, walk_shape);
+            if (!loads_keys(walk))  // a skeleton's forward loads its block of q at most
+              out.unfinished[View::kTiles] = not_done_yet(
+                  *this, exercise,
+                  "the kernel loaded no tile of K or V (the walk shows what it did load)");
             describe(walk, shape, tile, q, k, v, fused_out, static_cast<int>(values[kRow]));
             if (launch.accesses_truncated)
               out.error = join(out.error,
@@ -223,6 +249,13 @@ class Lab06Source final : public LabSource {
       naive_bytes = traced_bytes(recording);
     }
     out.traffic = bytes_chart(shape, tile, naive_bytes, fused_bytes);
+    std::string traffic_todo;
+    if (naive_bytes.loads + naive_bytes.stores == 0)
+      traffic_todo = not_done_yet(*this, 1, "the naive kernels moved no bytes");
+    if (fused && fused_bytes.loads + fused_bytes.stores == 0)
+      traffic_todo =
+          join(traffic_todo, not_done_yet(*this, exercise, "the fused kernel moved no bytes"));
+    if (!traffic_todo.empty()) out.unfinished[View::kTraffic] = traffic_todo;
     return out;
   }
 

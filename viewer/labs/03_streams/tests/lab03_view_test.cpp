@@ -76,6 +76,8 @@ TEST(Lab03View, ThePipelineRunsOverOneTwoFourAndEightStreams) {
   const auto lab = lab03();
   ASSERT_NE(lab, nullptr);
   const RunOutcome out = run_version(*lab, 2);
+  // The skeleton's pipeline queues nothing yet, and the timeline says so.
+  if (out.unfinished.count(View::kTimeline)) GTEST_SKIP() << out.unfinished.at(View::kTimeline);
   ASSERT_TRUE(out.timeline.has_value()) << out.error;
   EXPECT_EQ(groups(*out.timeline),
             (std::vector<std::string>{"1 stream", "2 streams", "4 streams", "8 streams"}));

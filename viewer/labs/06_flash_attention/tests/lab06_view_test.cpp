@@ -199,6 +199,8 @@ TEST(Lab06View, TheFusedForwardOnTheEmulatorVisitsEveryKeyTile) {
   RunRequest request = default_request(*lab);
   request.values = {200, 64, 100};
   const RunOutcome out = lab->run(request);
+  // The skeleton's forward loads no key tile yet, and its tile walk says so.
+  if (out.unfinished.count(View::kTiles)) GTEST_SKIP() << out.unfinished.at(View::kTiles);
   ASSERT_TRUE(out.tiles.has_value()) << out.error;
   EXPECT_TRUE(out.error.empty()) << out.error;
   const auto tile = ::lab06::harness::make_emulator_backend()->flash_tile(64);
@@ -220,6 +222,8 @@ TEST(Lab06View, TheCausalForwardOnTheEmulatorSkipsTheTilesAboveTheDiagonal) {
   request.version = 1;
   request.values = {200, 64, 150};
   const RunOutcome out = lab->run(request);
+  // The skeleton's forward loads no key tile yet, and its tile walk says so.
+  if (out.unfinished.count(View::kTiles)) GTEST_SKIP() << out.unfinished.at(View::kTiles);
   ASSERT_TRUE(out.tiles.has_value()) << out.error;
   EXPECT_TRUE(out.error.empty()) << out.error;
   const auto tile = ::lab06::harness::make_emulator_backend()->flash_tile(64);
