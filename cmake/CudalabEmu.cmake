@@ -11,6 +11,11 @@
 #   -fno-tree-sra                               a float4 copy stays one 16-byte access
 #                                               (with SRA it becomes four 4-byte ones)
 #   --param=tsan-instrument-func-entry-exit=0   no call on every function entry and exit
+#   -fstack-clash-protection                    a large local array probes its stack page
+#                                               by page, so that it faults in the CUDA
+#                                               thread's guard page (a report: stack
+#                                               overflow) instead of writing over the
+#                                               next thread's stack
 #   -g1 (unless the build has -g)               line tables: reports name file:line
 #   -Wno-unknown-pragmas                        CUDA's `#pragma unroll` is nvcc's; GCC unrolls
 #                                               by its own judgement
@@ -27,5 +32,5 @@ function(cudalab_emu_instrument target)
   endif()
   set_property(SOURCE ${ARGN} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
                -fsanitize=thread -fno-tree-sra --param=tsan-instrument-func-entry-exit=0
-               -Wno-unknown-pragmas $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1>)
+               -fstack-clash-protection -Wno-unknown-pragmas $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1>)
 endfunction()

@@ -163,6 +163,10 @@ function(cudalab_add_torch_op number name)
     message(STATUS "${what}'s tests need pytest for ${torch_PYTHON} (Debian: python3-pytest)")
     return()
   endif()
+  # ./lab grade runs the whole file in one pytest process (torch is imported
+  # once, not once per test): what it needs, as shell assignments.
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/${lab}_torch_op_grading.sh" CONTENT
+       "python='${torch_PYTHON}'\ntests='${tests}'\nexercise=${ARG_EXERCISE}\nlibrary='$<TARGET_FILE:${lab}_torch_op>'\n")
   # One ctest per test function, read from the file; a new function is
   # picked up when the file changes.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${tests}")

@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
-"""Turn ctest JUnit reports into a per-lab, per-exercise score table and a
-Gradescope results.json.
+"""Turn a lab's verdicts into a per-exercise score table and a Gradescope
+results.json.
 
-Usage: grade.py LAB=JUNIT.xml [LAB=JUNIT.xml ...] --out results.json
+Usage: grade.py LAB[:EXERCISE]=REPORT [...] --out results.json
+
+A REPORT is either the verdict file of a lab's run program (`labNN --json
+FILE`: one entry per exercise with its state, pass / FAIL / CRASH / TIMEOUT
+/ SKIP, and the student-facing message `./lab run` prints), or a ctest
+JUnit report (.xml) for tests the run program does not run (lab 01's
+PyTorch operator, tested by pytest; LAB:EXERCISE says which exercise
+the report's tests grade when their names do not say).
 
 An exercise scores its points when every one of its tests that ran passed,
 and nothing otherwise: some tests (zero-size inputs, say) pass even on the
 untouched skeleton, so partial credit by test count would pay for nothing.
 Tests skipped (GPU tests without a GPU) count neither way; an exercise whose
 tests were all skipped scores 0 and says so.
+
+Each entry's output is at most MAX_OUTPUT bytes, cut at a line end.
 """
 import argparse
 import json
@@ -17,12 +26,48 @@ import sys
 import xml.etree.ElementTree as ET
 
 POINTS_PER_EXERCISE = 10
+MAX_OUTPUT = 4000
 EXERCISE = re.compile(r"\bEx(\d+)_")
-# The line cudalab's test programs print when student code crashes them.
-CRASH = re.compile(r"\*\*\* crashed: (.*)")
-# ctest's JUnit report does not say "timed out", only that the test failed
-# after this long: CUDALAB_TEST_TIMEOUT, which ./lab grade passes as --timeout.
-TIMEOUT_S = 120
+STATES = ("pass", "FAIL", "CRASH", "TIMEOUT", "SKIP")
+
+
+def at_most(text, limit=MAX_OUTPUT):
+    """`text` cut at a line end to at most `limit` bytes, saying so."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    tail = "\n... (cut: ./lab run NN shows it all)"
+    head = data[:limit - len(tail.encode())].decode(errors="ignore")
+    if "\n" in head:
+        head = head[:head.rindex("\n")]
+    return head + tail
+
+
+def entry(lab, number, title, state, summary, message):
+    name = f"lab {lab} exercise {number}" + (f": {title}" if title else "")
+    score = POINTS_PER_EXERCISE if state == "pass" else 0
+    output = f"{state}: {summary}" + (f"\n\n{message.rstrip()}" if message.strip() else "")
+    return {"name": name, "score": score, "max_score": POINTS_PER_EXERCISE,
+            "status": "passed" if state == "pass" else "failed",
+            "output": at_most(output), "visibility": "visible", "state": state,
+            "summary": summary}
+
+
+def read_verdicts(lab, path):
+    """The entries of a run program's verdict file."""
+    try:
+        with open(path) as f:
+            verdicts = json.load(f)
+    except (OSError, ValueError) as error:
+        sys.exit(f"grade: cannot read the verdicts of lab {lab} ({path}): {error}")
+    rows = []
+    for e in verdicts.get("exercises", []):
+        state = e.get("state")
+        if state not in STATES:
+            sys.exit(f"grade: {path}: exercise {e.get('number')} has no known state ({state!r})")
+        rows.append(entry(lab, e["number"], e.get("title", ""), state, e.get("summary", ""),
+                          e.get("message", "")))
+    return rows
 
 
 def read_junit(path):
@@ -34,76 +79,85 @@ def read_junit(path):
     for case in root.iter("testcase"):
         status = case.get("status", "run")
         output = "".join(node.text or "" for node in case.iter("system-out"))
+        for node in list(case.iter("failure")) + list(case.iter("error")):
+            output += "\n" + (node.text or node.get("message", ""))
         if case.find("skipped") is not None or status in ("notrun", "disabled"):
             outcome = "skipped"
         elif case.find("failure") is not None or case.find("error") is not None or status == "fail":
             outcome = "failed"
         else:
             outcome = "passed"
-        yield case.get("name", "?"), outcome, output, float(case.get("time", "0") or 0)
+        yield case.get("name", "?"), outcome, output
 
 
-def why_failed(output, seconds, timeout_s):
-    """A crash or a time-out in words; the test's own output otherwise."""
-    crash = CRASH.search(output)
-    if crash:
-        return f"crashed: {crash.group(1)}\n\n{output.strip()[-1500:]}"
-    if seconds >= timeout_s - 1:
-        return (f"timed out after {timeout_s:.0f} s: a loop that never ends, or a kernel "
-                f"waiting at a barrier some threads never reach?\n\n{output.strip()[-1500:]}")
-    return output.strip()[-2000:]
+def pytest_gist(output):
+    """The lines of a pytest failure a student reads: its E lines and summary."""
+    lines = [line for line in output.splitlines()
+             if line.startswith("E ") or line.startswith("FAILED ")]
+    return "\n".join(lines[:12]) if lines else output.strip()[-800:]
 
 
-def grade_lab(lab, path, timeout_s):
+def read_junit_exercises(lab, path, exercise=None):
+    """The entries of a JUnit report, one per exercise its test names give
+    (or all of them exercise `exercise`'s: a pytest file's)."""
     exercises = {}
-    for name, outcome, output, seconds in read_junit(path):
+    for name, outcome, output in read_junit(path):
         match = EXERCISE.search(name)
-        key = int(match.group(1)) if match else 0
-        if outcome == "failed":
-            output = why_failed(output, seconds, timeout_s)
-        exercises.setdefault(key, []).append((name, outcome, output))
+        number = int(match.group(1)) if match else (exercise or 0)
+        exercises.setdefault(number, []).append((name, outcome, output))
     rows = []
     for number in sorted(exercises):
         cases = exercises[number]
         ran = [c for c in cases if c[1] != "skipped"]
-        passed = [c for c in ran if c[1] == "passed"]
-        score = POINTS_PER_EXERCISE if ran and len(passed) == len(ran) else 0.0
-        failures = [f"FAILED {name}\n{output}" for name, o, output in ran if o == "failed"]
-        skipped = len(cases) - len(ran)
-        note = f"{len(passed)}/{len(ran)} tests passed" + (f", {skipped} skipped" if skipped else "")
-        title = f"lab {lab} exercise {number}" if number else f"lab {lab} other tests"
-        rows.append({"name": title, "score": round(score, 2), "max_score": POINTS_PER_EXERCISE,
-                     "output": note + ("\n\n" + "\n\n".join(failures) if failures else "")})
+        failed = [c for c in ran if c[1] == "failed"]
+        if not ran:
+            state, summary = "SKIP", "no test ran here"
+        elif failed:
+            state, summary = "FAIL", f"{len(failed)} of {len(ran)} tests fail"
+        else:
+            state, summary = "pass", f"{len(ran)} tests"
+        # One paragraph per distinct failure, naming how many tests gave it.
+        gists = {}
+        for name, _, output in failed:
+            gists.setdefault(pytest_gist(output), []).append(name)
+        message = "\n\n".join(
+            f"{names[0]}" + (f" and {len(names) - 1} more" if len(names) > 1 else "") +
+            f":\n{gist}" for gist, names in gists.items())
+        rows.append(entry(lab, number, "", state, summary, message))
     return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("reports", nargs="+", metavar="LAB=JUNIT.xml")
+    parser.add_argument("reports", nargs="+", metavar="LAB=REPORT")
     parser.add_argument("--out", default="results.json")
-    parser.add_argument("--timeout", type=float, default=TIMEOUT_S,
-                        help="the tests' time limit in seconds (CUDALAB_TEST_TIMEOUT)")
     args = parser.parse_args()
 
     tests = []
     for item in args.reports:
         lab, _, path = item.partition("=")
-        tests += grade_lab(lab, path, args.timeout)
+        lab, _, exercise = lab.partition(":")
+        if path.endswith(".xml"):
+            tests += read_junit_exercises(lab, path, int(exercise) if exercise else None)
+        else:
+            tests += read_verdicts(lab, path)
     if not tests:
-        sys.exit("grade: no tests were found in the reports")
+        sys.exit("grade: no exercises were found in the reports")
 
     width = max(len(t["name"]) for t in tests)
-    print(f"{'exercise':<{width}}  score  tests")
+    print(f"{'exercise':<{width}}  {'verdict':<7}  score  ")
     for t in tests:
-        print(f"{t['name']:<{width}}  {t['score']:>5.1f}/{t['max_score']:<3} "
-              f"{t['output'].splitlines()[0]}")
+        print(f"{t['name']:<{width}}  {t['state']:<7}  {t['score']:>2}/{t['max_score']:<3} "
+              f"{t['summary'][:100]}")
     total = sum(t["score"] for t in tests)
     maximum = sum(t["max_score"] for t in tests)
-    print(f"{'total':<{width}}  {total:>5.1f}/{maximum}")
+    print(f"{'total':<{width}}  {'':<7}  {total}/{maximum}")
 
+    for t in tests:  # Gradescope's fields only
+        del t["state"], t["summary"]
     with open(args.out, "w") as f:
-        json.dump({"score": round(total, 2), "tests": tests,
-                   "output": f"cudalab autograder: {total:.1f} of {maximum} points"}, f, indent=2)
+        json.dump({"score": total, "tests": tests, "visibility": "visible",
+                   "output": f"cudalab autograder: {total} of {maximum} points"}, f, indent=2)
     print(f"grade: wrote {args.out}")
 
 

@@ -51,4 +51,19 @@ bool describe_current_cuda_thread(char* buffer, std::size_t size) noexcept {
   return true;
 }
 
+bool is_stack_overflow(const void* address) noexcept {
+  const detail::ThreadState* thread = detail::current_thread;
+  if (thread == nullptr || thread->stack_bytes == 0) return false;
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  // The lowest page is the guard; a frame larger than a page can jump past
+  // it, so anything up to a megabyte below counts too.
+  constexpr std::uintptr_t kPage = 4096, kBelow = std::uintptr_t{1} << 20;
+  return a < thread->stack_low + kPage && a + kBelow >= thread->stack_low;
+}
+
+std::size_t cuda_thread_stack_bytes() noexcept {
+  const detail::ThreadState* thread = detail::current_thread;
+  return thread != nullptr ? thread->stack_bytes : 0;
+}
+
 }  // namespace cudalab::emu

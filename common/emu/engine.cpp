@@ -19,6 +19,7 @@
 
 #include "block_run.hpp"
 #include "cudalab/emu/launch.hpp"
+#include "cudalab/emu/running_threads.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "grid_sync.hpp"
 #include "streams.hpp"
@@ -425,6 +426,7 @@ DevicePool& device_pool(int device) {
 std::atomic<std::uint64_t> launch_counter{0};
 
 void run_block(LaunchState& launch, std::uint64_t linear) {
+  register_worker_thread();  // once per OS thread: a watchdog may ask where it is
   BlockRun& run = worker.run;
   const dim3 g = launch.grid, b = launch.block;
   run.launch = &launch;

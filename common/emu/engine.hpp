@@ -249,6 +249,12 @@ struct LaunchState {
 
 ThreadId thread_id_of(const BlockInfo& block, unsigned linear_thread);
 std::string format_site(SiteRef s);
+// The site a report should name for host work issued at `direct` (a launch's
+// chevron, a runtime call's return address, or none): `direct` when it lies
+// in a lab's code, else the innermost caller on this thread's stack that
+// does (a harness helper launched the kernel for the student's function),
+// else `direct` (lab_code_place.cpp).
+SiteRef in_lab_code(SiteRef direct);
 
 // Per-block race shadow entry for one 4-byte word (checks.cpp): the last
 // writer and up to two distinct readers within the current barrier interval.

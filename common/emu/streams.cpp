@@ -582,6 +582,9 @@ cudaError_t legacy_work_during_capture() {
 }
 
 OperationRef enqueue(QueuedOperation work, bool wait) {
+  // Reports name the student's line that issued the work, not a harness
+  // helper's (before the lock: symbolizing reads debug information).
+  work.call_site = in_lab_code(work.call_site);
   Model& m = model();
   std::unique_lock lock(m.mutex);
   Stream* s = stream_of(m, work.stream);

@@ -7,6 +7,8 @@
 // sites over and over.
 #include "symbolizer.hpp"
 
+#include "cudalab/emu/lab_code_place.hpp"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -89,12 +91,12 @@ std::optional<Module> module_of(const void* pc) {
 
 SourcePlace unknown_place(const void* pc, const std::optional<Module>& module) {
   const auto address = reinterpret_cast<std::uintptr_t>(pc);
-  if (!module) return {"", 0, 0, hex(address)};
-  if (!module->symbol.empty()) return {"", 0, 0, module->symbol};
+  if (!module) return {"", 0, 0, hex(address), {}};
+  if (!module->symbol.empty()) return {"", 0, 0, module->symbol, {}};
   const std::size_t slash = module->path.rfind('/');
   const std::string name =
       slash == std::string::npos ? module->path : module->path.substr(slash + 1);
-  return {"", 0, 0, name + "+" + hex(address - module->bias)};
+  return {"", 0, 0, name + "+" + hex(address - module->bias), {}};
 }
 
 class FileDescriptor {
@@ -256,7 +258,7 @@ std::optional<SourcePlace> parse_addr2line(std::string_view output) {
   // The last pair is the function whose code holds the pc.
   std::string_view function = lines[(lines.size() - 2) & ~std::size_t{1}];
   if (function == "??") function = {};
-  return SourcePlace{std::string(file), line, 0, std::string(function)};
+  return SourcePlace{std::string(file), line, 0, std::string(function), {}};
 }
 
 std::optional<SourcePlace> addr2line_place(const void* pc, const Module& module) {
@@ -342,6 +344,36 @@ std::string containing_function(Dwfl_Module* module, Dwarf_Addr pc) {
   return {};
 }
 
+// For code inlined into its caller: the lines that called it, innermost
+// first (DW_AT_call_file and DW_AT_call_line of each inlined scope).
+std::vector<std::pair<std::string, unsigned>> inline_call_sites(Dwfl_Module* module,
+                                                                Dwarf_Addr pc) {
+  std::vector<std::pair<std::string, unsigned>> sites;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* unit = dwfl_module_addrdie(module, pc, &bias);
+  if (unit == nullptr) return sites;
+  Dwarf_Files* files = nullptr;
+  std::size_t file_count = 0;
+  if (dwarf_getsrcfiles(unit, &files, &file_count) != 0) return sites;
+  Dwarf_Die* scopes = nullptr;
+  const int count = dwarf_getscopes(unit, pc - bias, &scopes);
+  const std::unique_ptr<Dwarf_Die, decltype(&std::free)> owner(scopes, std::free);
+  for (int i = 0; i < count; ++i) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+    Dwarf_Attribute attribute;
+    Dwarf_Word file = 0, line = 0;
+    if (!dwarf_attr(&scopes[i], DW_AT_call_file, &attribute) ||
+        dwarf_formudata(&attribute, &file) != 0 || file >= file_count) {
+      continue;
+    }
+    if (dwarf_attr(&scopes[i], DW_AT_call_line, &attribute)) dwarf_formudata(&attribute, &line);
+    if (const char* name = dwarf_filesrc(files, file, nullptr, nullptr)) {
+      sites.emplace_back(name, static_cast<unsigned>(line));
+    }
+  }
+  return sites;
+}
+
 std::optional<SourcePlace> libdw_place(Dwfl* session, const void* pc) {
   const auto address = static_cast<Dwarf_Addr>(reinterpret_cast<std::uintptr_t>(pc));
   Dwfl_Module* module = dwfl_addrmodule(session, address);
@@ -358,6 +390,7 @@ std::optional<SourcePlace> libdw_place(Dwfl* session, const void* pc) {
   }
   place.function = containing_function(module, address);
   if (place.file.empty() && place.function.empty()) return std::nullopt;
+  place.inlined_at = inline_call_sites(module, address);
   return place;
 }
 
@@ -373,6 +406,19 @@ class Symbolizer {
     if (known == places_.end()) {
       SourcePlace place = look_up(pc);
       if (!place.file.empty()) place.file = original_of(place.file);
+      for (auto& site : place.inlined_at) site.first = original_of(site.first);
+      // Code a lab's own line called, inlined there (a harness helper a
+      // student's kernel calls): reports name the student's line.
+      if (!is_lab_code_file(place.file)) {
+        for (const auto& [file, line] : place.inlined_at) {
+          if (is_lab_code_file(file)) {
+            place.file = file;
+            place.line = line;
+            place.column = 0;
+            break;
+          }
+        }
+      }
       known = places_.emplace(pc, std::move(place)).first;
     }
     return known->second;

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cudalab::emu::detail {
 
@@ -19,13 +21,17 @@ struct SourcePlace {
   unsigned line = 0;     // 0 when unknown
   unsigned column = 0;   // 0 when unknown (the compiler or the reader gave none)
   std::string function;  // demangled, may be empty
+  // Where the code was inlined, innermost call first (file, line); read
+  // where the DWARF reader is in-process (libdw), empty otherwise.
+  std::vector<std::pair<std::string, unsigned>> inlined_at;
 };
 
 // Where the instruction at `pc` comes from (pass the return address of a
 // call minus one, so that the pc lies inside the call instruction).
 // `line` is the innermost one: for code inlined from a helper, the helper's
-// line. `function` is the function whose machine code holds the pc (for
-// inlined code, the function it was inlined into).
+// line, unless the helper is not a lab's code and a lab's code line called
+// it (inlined_at): then that line, so that reports name the student's file. `function` is the
+// function whose machine code holds the pc (for inlined code, the function it was inlined into).
 // Thread-safe, cached per pc; never throws. A pc without line information
 // gives {"", 0, 0, "<symbol>"} when a symbol table of its module names the
 // function, else {"", 0, 0, "<module>+0x<offset>"}, or {"", 0, 0, "0x<pc>"} when no

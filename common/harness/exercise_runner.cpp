@@ -7,10 +7,12 @@
 
 #include <gtest/gtest.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -21,18 +23,24 @@
 #include "cudalab/harness/gpu_probe.hpp"
 #include "cudalab/harness/observation.hpp"
 #include "cudalab/harness/run_log.hpp"
+#include "cudalab/harness/test_watchdog.hpp"
 #include "cudalab/random.hpp"
 
 namespace cudalab::harness {
 namespace {
 
-// Lines of one failure message, and failures per test, that the report shows.
+// Lines of one failure message that the report shows.
 constexpr std::size_t kLinesPerFailure = 14;
-constexpr std::size_t kFailuresPerTest = 2;
+// Findings shown per failing exercise without --verbose (one per kind).
+constexpr std::size_t kMaxFindings = 3;
+// The most a verdict's message may take in results.json.
+constexpr std::size_t kMessageBytes = 3500;
 // Notes shown per passing exercise without --verbose.
 constexpr std::size_t kNotesWhenPassing = 4;
 // The descriptor the child writes its JSON lines to.
 constexpr int kReportFd = 3;
+// Seconds one test may run before the watchdog stops it and says where it is.
+constexpr double kDefaultTestSeconds = 30;
 
 const char* backend_prefix(Where where) { return where == Where::kEmulator ? "Emu" : "Gpu"; }
 
@@ -57,13 +65,9 @@ class ReportWriter : public ::testing::EmptyTestEventListener {
       return;
     }
     if (!part.failed()) return;
-    std::string where;
-    if (part.file_name() != nullptr) {
-      const std::string file = part.file_name();
-      where =
-          file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(part.line_number()) + ": ";
-    }
-    failures_.push_back(where + readable(part.message()));
+    // Where the assertion sits (a test file, a harness helper) means nothing
+    // to a student: the messages name the student's file and line themselves.
+    failures_.push_back(readable(part.message()));
   }
 
   // GoogleTest's wording around an assertion's own message ("Value of: ...
@@ -73,6 +77,8 @@ class ReportWriter : public ::testing::EmptyTestEventListener {
     if (const auto trace = message.find("Google Test trace:"); trace != std::string::npos) {
       message.erase(trace);
     }
+    // ADD_FAILURE()'s own first line.
+    if (message.rfind("Failed\n", 0) == 0) message.erase(0, 7);
     const std::string actual = "\n  Actual: false (", expected = ")\nExpected: true";
     const auto open = message.find(actual);
     const auto close = message.rfind(expected);
@@ -116,6 +122,7 @@ int run_child(int exercise, Where where, char* program) {
   delete listeners.Release(listeners.default_result_printer());
   listeners.Append(new ReportWriter(kReportFd));
   install_crash_reporter(kReportFd);
+  listeners.Append(new TestWatchdog(test_time_limit(kDefaultTestSeconds), kReportFd));
   const int status = RUN_ALL_TESTS();
   // The parent knows from this line that the tests ran to their end.
   const std::string done = "{\"done\": true}\n";
@@ -136,10 +143,12 @@ struct TestOutcome {
 struct ExerciseOutcome {
   int number = 0;
   std::vector<TestOutcome> tests;
-  std::string crash;      // set when the child died
-  bool finished = false;  // the child ran its tests to the end
+  std::string crash;        // set when the child died
+  std::string crash_place;  // the student's file:line of the crash, when known
+  bool finished = false;    // the child ran its tests to the end
   bool timed_out = false;
-  std::string output;  // what the child printed (stdout and stderr)
+  std::string timeout;  // the watchdog's words: which test, kernel, where
+  std::string output;   // what the child printed (stdout and stderr)
   double seconds = 0;
 
   std::size_t count(const std::string& outcome) const {
@@ -176,6 +185,14 @@ void read_report_lines(const std::string& text, ExerciseOutcome& exercise) {
     }
     if (json.contains("crash")) {
       exercise.crash = json["crash"].get<std::string>();
+      if (json.contains("frames") && json["frames"].is_array()) {
+        exercise.crash_place = crash_frames_place(json["frames"].get<std::vector<std::uint64_t>>());
+      }
+      continue;
+    }
+    if (json.contains("timeout")) {
+      exercise.timed_out = true;
+      exercise.timeout = json["timeout"].get<std::string>();
       continue;
     }
     TestOutcome test;
@@ -258,7 +275,10 @@ ExerciseOutcome run_in_child(int number, Where where, int timeout_s) {
   exercise.output = std::move(output);
   read_report_lines(reports, exercise);
   if (!exercise.timed_out && exercise.crash.empty()) {
-    if (WIFSIGNALED(status)) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == TestWatchdog::kTimedOutStatus &&
+        !exercise.finished) {
+      exercise.timed_out = true;
+    } else if (WIFSIGNALED(status)) {
       exercise.crash = std::string("killed by signal ") + strsignal(WTERMSIG(status));
     } else if (!exercise.finished) {
       exercise.crash = "the tests stopped early with exit status " +
@@ -279,24 +299,39 @@ std::string pad(std::string text, std::size_t width) {
   return text;
 }
 
-// The one line per exercise that opens the report.
-std::string summary_line(const ExerciseOutcome& e, int timeout_s) {
-  const std::string head = "  exercise " + std::to_string(e.number) + "  ";
-  const std::string title = pad(title_of(e.number), 52);
-  if (e.timed_out) {
-    return head + "TIMEOUT " + title + " stopped after " + std::to_string(timeout_s) +
-           " s: a loop that never ends?";
+// The verdict of one exercise in one word, as the table and results.json say it.
+std::string state_of(const ExerciseOutcome& e) {
+  if (e.timed_out) return "TIMEOUT";
+  if (!e.crash.empty()) return "CRASH";
+  const std::size_t ran = e.count("failed") + e.count("passed");
+  if (ran == 0) return "SKIP";
+  return e.count("failed") == 0 ? "pass" : "FAIL";
+}
+
+// What follows the verdict on its line.
+std::string summary_of(const ExerciseOutcome& e, int timeout_s) {
+  const std::string state = state_of(e);
+  if (state == "TIMEOUT") {
+    return e.timeout.empty()
+               ? "stopped after " + std::to_string(timeout_s) + " s without a word from the tests"
+               : "a test ran too long: details below";
   }
-  if (!e.crash.empty()) return head + "CRASH   " + title + " " + e.crash;
+  if (state == "CRASH") {
+    return e.crash + (e.crash_place.empty() ? std::string() : " at " + e.crash_place);
+  }
   const std::size_t failed = e.count("failed"), passed = e.count("passed");
-  const std::size_t ran = failed + passed;
-  if (ran == 0) {
-    return head + "SKIP    " + title + " no test ran on this backend" +
+  if (state == "SKIP") {
+    return "no test ran on this backend" +
            (e.tests.empty() || e.tests.front().skip.empty() ? "" : ": " + e.tests.front().skip);
   }
-  if (failed == 0) return head + "pass    " + title + " " + std::to_string(ran) + " tests";
-  return head + "FAIL    " + title + " " + std::to_string(failed) + " of " + std::to_string(ran) +
-         " tests fail";
+  if (failed == 0) return std::to_string(passed) + " tests";
+  return std::to_string(failed) + " of " + std::to_string(failed + passed) + " tests fail";
+}
+
+// The one line per exercise that opens the report.
+std::string summary_line(const ExerciseOutcome& e, int timeout_s) {
+  return "  exercise " + std::to_string(e.number) + "  " + pad(state_of(e), 8) +
+         pad(title_of(e.number), 52) + " " + summary_of(e, timeout_s);
 }
 
 std::string indented(const std::string& text, const std::string& indent, std::size_t max_lines) {
@@ -321,42 +356,153 @@ std::string last_lines(const std::string& text, std::size_t count) {
   return text.substr(begin == 0 ? 0 : begin + 1);
 }
 
-void print_details(const ExerciseOutcome& e, bool verbose) {
-  if (e.passed() && !verbose) {
-    bool any_note = false;
-    for (const auto& t : e.tests) any_note |= !t.notes.empty();
-    if (!any_note) return;
+// ---- evidence: which failure explains the others ------------------------------------
+
+// Kinds of failure message, in the order a student should read them: the
+// coverage of the output (which threads wrote which elements) explains an
+// indexing bug; a fault or an exception stops the code; wrong values follow
+// from either; emulator reports (races, uninitialised reads) are often the
+// consequence of the same bug (two threads writing one element race).
+enum class Evidence { coverage, fault, wrong_values, other, reports };
+
+Evidence evidence_of(const std::string& failure) {
+  if (failure.find("must be written by exactly one thread") != std::string::npos) {
+    return Evidence::coverage;
   }
-  std::cout << "\n== exercise " << e.number << ": " << title_of(e.number) << "\n";
-  if (e.timed_out || !e.crash.empty()) {
-    std::cout << (e.timed_out ? "  timed out" : "  crashed: " + e.crash) << "\n";
-    if (!e.output.empty()) {
-      std::cout << "  last output:\n" << indented(last_lines(e.output, 12), "    ", 12);
-    }
+  if (failure.find("the lab code failed with") != std::string::npos) return Evidence::fault;
+  if (failure.find("the emulator reported") != std::string::npos) return Evidence::reports;
+  if (failure.find("wrong result") != std::string::npos ||
+      failure.find("elements differ") != std::string::npos) {
+    return Evidence::wrong_values;
   }
-  std::size_t notes_shown = 0, notes_hidden = 0;
+  return Evidence::other;
+}
+
+struct Finding {
+  Evidence kind;
+  std::string test;
+  std::string text;
+};
+
+std::vector<Finding> findings_of(const ExerciseOutcome& e) {
+  std::vector<Finding> findings;
   for (const auto& t : e.tests) {
-    if (t.outcome == "failed") {
-      std::cout << "  FAIL  " << t.name << "\n";
-      for (std::size_t f = 0; f < std::min(t.failures.size(), kFailuresPerTest); ++f) {
-        std::cout << indented(t.failures[f], "        ", kLinesPerFailure);
+    if (t.outcome != "failed") continue;
+    for (const auto& f : t.failures) findings.push_back({evidence_of(f), t.name, f});
+  }
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.kind < b.kind; });
+  return findings;
+}
+
+std::string heading_of(const Finding& finding, std::size_t position, bool coverage_seen) {
+  if (finding.kind == Evidence::reports && position > 0) {
+    return coverage_seen ? "probably a consequence of the above (threads that write the same "
+                           "element race with each other), from "
+                         : "the emulator also saw, in ";
+  }
+  return position == 0 ? "most likely cause, from " : "also, in ";
+}
+
+// The student-facing explanation of one exercise: for a failure, the
+// evidence in reading order (one finding per kind unless verbose), then the
+// failing tests; for a crash or a time-out, what and where.
+std::string details_of(const ExerciseOutcome& e, bool verbose) {
+  std::string out;
+  if (e.timed_out) {
+    out += e.timeout.empty() ? "  timed out without a word from the tests\n"
+                             : indented(e.timeout, "  ", 40);
+  } else if (!e.crash.empty()) {
+    out += "  crashed: " + e.crash + "\n";
+    if (!e.crash_place.empty()) out += "  at " + e.crash_place + "\n";
+  }
+  if ((e.timed_out || !e.crash.empty()) && !e.output.empty() && verbose) {
+    out += "  last output:\n" + indented(last_lines(e.output, 12), "    ", 12);
+  }
+  const auto findings = findings_of(e);
+  std::vector<bool> kind_shown(static_cast<std::size_t>(Evidence::reports) + 1, false);
+  bool coverage_seen = false;
+  std::size_t shown = 0;
+  for (const auto& f : findings) {
+    const auto kind = static_cast<std::size_t>(f.kind);
+    if (!verbose && (kind_shown[kind] || shown == kMaxFindings)) continue;
+    kind_shown[kind] = true;
+    out += "  " + heading_of(f, shown, coverage_seen) + f.test + ":\n";
+    out += indented(f.text, "      ", kLinesPerFailure);
+    coverage_seen |= f.kind == Evidence::coverage;
+    ++shown;
+  }
+  std::vector<std::string> failing;
+  for (const auto& t : e.tests) {
+    if (t.outcome == "failed") failing.push_back(t.name);
+  }
+  if (!failing.empty()) {
+    out += "  failing tests:";
+    for (const auto& name : failing) out += " " + name;
+    out += "\n";
+  }
+  return out;
+}
+
+void print_details(const ExerciseOutcome& e, bool verbose) {
+  std::size_t notes = 0;
+  for (const auto& t : e.tests) notes += t.notes.size();
+  if (e.passed() && !verbose && notes == 0) return;
+  std::cout << "\n== exercise " << e.number << ": " << title_of(e.number) << "\n";
+  std::cout << details_of(e, verbose);
+  if (verbose) {
+    for (const auto& t : e.tests) {
+      if (t.outcome != "failed") {
+        std::cout << "  " << (t.outcome == "passed" ? "ok  " : "skip") << "  " << t.name << "\n";
       }
-      if (t.failures.size() > kFailuresPerTest) {
-        std::cout << "        (" << t.failures.size() - kFailuresPerTest << " more failures)\n";
-      }
-    } else if (verbose) {
-      std::cout << "  " << (t.outcome == "passed" ? "ok  " : "skip") << "  " << t.name << "\n";
     }
+  }
+  std::size_t notes_shown = 0;
+  for (const auto& t : e.tests) {
     for (const auto& n : t.notes) {
-      if (e.passed() && !verbose && notes_shown == kNotesWhenPassing) {
-        ++notes_hidden;
-        continue;
-      }
+      if (e.passed() && !verbose && notes_shown == kNotesWhenPassing) break;
       ++notes_shown;
       std::cout << indented(n, "  note  ", kLinesPerFailure);
     }
   }
-  if (notes_hidden > 0) std::cout << "  (" << notes_hidden << " more notes: --verbose)\n";
+  if (notes_shown < notes && !verbose) {
+    std::cout << "  (" << notes - notes_shown << " more notes: --verbose)\n";
+  }
+}
+
+// At most `limit` bytes of `text`, cut at a line end, saying that it was cut.
+std::string at_most(const std::string& text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  const std::string tail = "  ... (cut; ./lab run shows it all)\n";
+  std::size_t end = text.rfind('\n', limit - tail.size());
+  if (end == std::string::npos) end = limit - tail.size();
+  return text.substr(0, end + 1) + tail;
+}
+
+// The verdicts as ./lab grade reads them (tools/grade.py, docs/results-format.md).
+void write_verdicts(const std::string& path, const LabInfo& lab, Where where, std::uint64_t seed,
+                    const std::vector<ExerciseOutcome>& outcomes, int timeout_s) {
+  nlohmann::json exercises = nlohmann::json::array();
+  for (const auto& e : outcomes) {
+    nlohmann::json tests = nlohmann::json::array();
+    for (const auto& t : e.tests) tests.push_back({{"name", t.name}, {"outcome", t.outcome}});
+    exercises.push_back({{"number", e.number},
+                         {"title", title_of(e.number)},
+                         {"state", state_of(e)},
+                         {"summary", summary_of(e, timeout_s)},
+                         {"message", at_most(details_of(e, false), kMessageBytes)},
+                         {"seconds", e.seconds},
+                         {"tests", tests}});
+  }
+  const nlohmann::json verdicts = {{"lab", lab.number},
+                                   {"name", lab.name},
+                                   {"code", lab.code_from},
+                                   {"backend", where == Where::kGpu ? "gpu" : "emulator"},
+                                   {"seed", std::to_string(seed)},
+                                   {"exercises", exercises}};
+  std::ofstream file(path);
+  file << verdicts.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (!file) throw std::runtime_error("cannot write " + path);
 }
 
 int run_parent(int argc, char** argv, const LabInfo& lab) {
@@ -364,19 +510,26 @@ int run_parent(int argc, char** argv, const LabInfo& lab) {
                " and say what is right and what is wrong"};
   bool emu = false, gpu = false, verbose = false;
   int only = 0;
-  int timeout_s = 300;
+  int timeout_s = 600;
+  double test_timeout_s = test_time_limit(kDefaultTestSeconds);
+  std::string json_path;
   auto* on_emu =
       app.add_flag("--emu", emu, "run on the CPU emulator (default: the GPU when there is one)");
   app.add_flag("--gpu", gpu, "run on the GPU")->excludes(on_emu);
   app.add_option("--exercise", only, "run exercise K only")->check(CLI::Range(1, lab.exercises));
-  app.add_flag("-v,--verbose", verbose, "list every test, passed or not");
-  app.add_option("--timeout", timeout_s, "seconds one exercise may run")
+  app.add_flag("-v,--verbose", verbose, "list every test and every failure");
+  app.add_option("--test-timeout", test_timeout_s,
+                 "seconds one test may run before it is stopped and its place reported")
       ->check(CLI::PositiveNumber);
+  app.add_option("--timeout", timeout_s, "seconds one exercise may run in all")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--json", json_path, "also write the verdicts to this file (for ./lab grade)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  setenv("CUDALAB_TEST_TIMEOUT_S", std::to_string(test_timeout_s).c_str(), 1);
 
   std::string why_no_gpu;
   const bool have_gpu = !emu && gpu_available(&why_no_gpu);
@@ -405,11 +558,12 @@ int run_parent(int argc, char** argv, const LabInfo& lab) {
   for (const auto& e : outcomes) passed += e.passed() ? 1 : 0;
   std::cout << "\n" << passed << " of " << outcomes.size() << " exercises pass.";
   if (passed != outcomes.size()) {
-    std::cout << " What went wrong follows; ./lab run " << lab.number
-              << " --exercise K runs one exercise.";
+    std::cout << " Why, most likely cause first; ./lab run " << lab.number
+              << " --exercise K runs one exercise, --verbose shows every failure.";
   }
   std::cout << "\n";
   for (const auto& e : outcomes) print_details(e, verbose);
+  if (!json_path.empty()) write_verdicts(json_path, lab, where, seed, outcomes, timeout_s);
   return passed == outcomes.size() ? 0 : 1;
 }
 

@@ -1,5 +1,6 @@
 #include "cudalab/compare.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -8,6 +9,7 @@ namespace {
 
 // Enough digits that a float prints back to itself.
 std::string number(double value) {
+  if (std::isnan(value)) return "NaN";
   char text[32];
   std::snprintf(text, sizeof text, "%.9g", value);
   return text;
@@ -61,15 +63,29 @@ std::string Comparison::to_string() const {
     return "size mismatch: actual has " + std::to_string(actual_size) + " elements, expected has " +
            std::to_string(expected_size);
   }
-  std::string errors = "max abs error " + number(max_abs_error);
-  if (max_abs_error > 0) errors += " at " + format_index(max_abs_error_index);
-  errors += ", max rel error " + number(max_rel_error);
+  // The error figures cover only elements where both values are finite; say
+  // so, and never print "max abs error 0" for an output that is all NaN.
+  std::string errors;
+  if (finite_pairs > 0) {
+    errors = "max abs error " + number(max_abs_error);
+    if (max_abs_error > 0) errors += " at " + format_index(max_abs_error_index);
+    errors += ", max rel error " + number(max_rel_error);
+    if (finite_pairs < expected_size) {
+      errors += " (over the " + std::to_string(finite_pairs) + " elements where both are finite)";
+    }
+  }
   if (ok) {
-    return "all " + std::to_string(expected_size) + " elements within " + rule + "; " + errors;
+    return "all " + std::to_string(expected_size) + " elements within " + rule +
+           (errors.empty() ? "" : "; " + errors);
   }
   std::string text = std::to_string(mismatch_count) + " of " + std::to_string(expected_size) +
-                     " elements differ (allowed: " + rule + "); " + errors +
-                     " (finite values only)\n";
+                     " elements differ (allowed: " + rule + ")";
+  if (unexpected_nan > 0) {
+    text += "; " + std::to_string(unexpected_nan) + (unexpected_nan == 1 ? " is" : " are") +
+            " NaN where a number was expected, the first at " + format_index(first_unexpected_nan);
+  }
+  if (!errors.empty()) text += "; " + errors;
+  text += "\n";
   for (const Mismatch& m : first_mismatches) {
     text += "  at " + format_index(m.index) + ": actual " + number(m.actual) + ", expected " +
             number(m.expected);

@@ -1,8 +1,10 @@
 // A deliberately broken "lab" for testing the shared harness itself: one
 // exercise per way student code goes wrong (right, crashes in a kernel,
 // never ends, right values from a racy kernel, right values from two
-// streams that nothing orders). Emulator only: the host
-// compiler builds it against the emulator's shim.
+// streams that nothing orders, a stack overflow, NaN, an index bug whose
+// race reports are its consequence). Emulator only: the host compiler builds
+// it against the emulator's shim. The kernels are in
+// fixture_labs/99_fixture/kernels.cuh.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -13,51 +15,25 @@
 #include "cudalab/harness/device_call.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/kernel.hpp"
+#include "fixture_labs/99_fixture/kernels.cuh"
 
 namespace fixture {
 
-using cudalab::global_ptr;
+namespace {}  // namespace
 
-// Kernels outside the anonymous namespace: the emulator names a kernel by
-// its exported symbol.
-
-__global__ void copy_kernel(global_ptr<float> out, global_ptr<const float> in, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = in[i];
+// The harness's helper the "student's" host code calls to launch a copy
+// (declared in kernels.cuh): a report about the work it issues must name the
+// student's line that called it, not this file.
+[[gnu::noinline]] void launch_copy(float* out, const float* in, int n, cudaStream_t stream) {
+  cudalab::launch(copy_kernel, cudalab::LaunchShape{dim3(2), dim3(64), 0, stream}, out, in, n);
 }
-
-// Thread 5 of block 1 writes through a pointer into nothing.
-__global__ void crash_kernel(global_ptr<float> out, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (blockIdx.x == 1 && threadIdx.x == 5) *reinterpret_cast<volatile int*>(16) = 1;
-  if (i < n) out[i] = 0.0f;
-}
-
-__global__ void endless_kernel(global_ptr<float> out) {
-  volatile bool forever = true;
-  while (forever) {
-  }
-  out[0] = 1.0f;
-}
-
-// Every thread writes the same value to out[0]: the right answer, by a race.
-__global__ void racy_kernel(global_ptr<float> out) { out[0] = 42.0f; }
 
 namespace {
-
-// The same copy on the default stream and on a non-blocking stream: the
-// right values whichever runs last, but a race between streams.
-void copy_on_two_streams(float* out, const float* in, int n) {
-  cudaStream_t side = nullptr;
-  CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-  cudalab::launch(copy_kernel, cudalab::LaunchShape{dim3(2), dim3(64), 0, side}, out, in, n);
-  cudalab::launch(copy_kernel, dim3(2), dim3(64), out, in, n);
-  CUDA_CHECK(cudaStreamDestroy(side));  // its work still runs, at the next synchronisation
-}
 
 class Backend : public cudalab::harness::BackendBase {
  public:
   virtual cudalab::harness::Observation run(const std::string& what, std::vector<float>& out) = 0;
+  virtual cudalab::harness::Observation half_index(std::vector<float>& out) = 0;
 };
 
 class EmulatorBackend final : public cudalab::harness::BackendFor<Backend> {
@@ -71,6 +47,18 @@ class EmulatorBackend final : public cudalab::harness::BackendFor<Backend> {
       if (what == "endless") cudalab::launch(endless_kernel, dim3(1), dim3(1), device);
       if (what == "racy") cudalab::launch(racy_kernel, dim3(1), dim3(64), device);
       if (what == "two streams") copy_on_two_streams(device, in.data(), n);
+      if (what == "deep stack") cudalab::launch(deep_stack_kernel, dim3(1), dim3(1), device);
+      if (what == "nan") cudalab::launch(nan_kernel, dim3(2), dim3(64), device, n);
+    });
+  }
+  // The index bug, traced: its output and which threads wrote which element.
+  cudalab::harness::Observation half_index(std::vector<float>& out) override {
+    const int n = static_cast<int>(out.size());
+    cudalab::DeviceBuffer<float> in(std::vector<float>(out.size(), 42.0f));
+    cudalab::harness::RunOptions options;
+    options.trace = true;
+    return cudalab::harness::call_on_output(out, options, [&](float* device) {
+      cudalab::launch(half_index_kernel, dim3(2), dim3(64), device, in.data(), n);
     });
   }
 };
@@ -96,7 +84,10 @@ const bool titled = cudalab::harness::describe_exercise(1, "right") &&
                     cudalab::harness::describe_exercise(2, "crashes in a kernel") &&
                     cudalab::harness::describe_exercise(3, "never ends") &&
                     cudalab::harness::describe_exercise(4, "right values from a racy kernel") &&
-                    cudalab::harness::describe_exercise(5, "right values from unordered streams");
+                    cudalab::harness::describe_exercise(5, "right values from unordered streams") &&
+                    cudalab::harness::describe_exercise(6, "a local array too large") &&
+                    cudalab::harness::describe_exercise(7, "NaN everywhere") &&
+                    cudalab::harness::describe_exercise(8, "an index bug");
 
 TEST_P(Fixture, Ex1_Right) {
   expect_42("copy");
@@ -106,6 +97,22 @@ TEST_P(Fixture, Ex2_CrashesInAKernel) { expect_42("crash"); }
 TEST_P(Fixture, Ex3_NeverEnds) { expect_42("endless"); }
 TEST_P(Fixture, Ex4_RightValuesFromARacyKernel) { expect_42("racy"); }
 TEST_P(Fixture, Ex5_RightValuesFromUnorderedStreams) { expect_42("two streams"); }
+TEST_P(Fixture, Ex6_OverflowsItsStack) { expect_42("deep stack"); }
+TEST_P(Fixture, Ex7_WritesNaN) { expect_42("nan"); }
+// The failures in the order a test file gives them: values, then the trace.
+TEST_P(Fixture, Ex8_IndexBugValues) {
+  std::vector<float> out(128, 0.0f);
+  const auto run = backend().half_index(out);
+  ASSERT_TRUE(cudalab::harness::ran(run));
+  EXPECT_TRUE(cudalab::harness::matches(out, std::vector<float>(out.size(), 42.0f), {}, "half"));
+}
+TEST_P(Fixture, Ex8_IndexBugCoverage) {
+  std::vector<float> out(128, 0.0f);
+  const auto run = backend().half_index(out);
+  ASSERT_TRUE(cudalab::harness::ran(run));
+  ASSERT_TRUE(run.coverage.has_value());
+  EXPECT_TRUE(cudalab::harness::written_exactly_once(*run.coverage, {}, "half"));
+}
 
 CUDALAB_ON_BOTH_BACKENDS(Fixture);
 

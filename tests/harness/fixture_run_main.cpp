@@ -2,5 +2,5 @@
 #include "cudalab/harness/exercise_runner.hpp"
 
 int main(int argc, char** argv) {
-  return cudalab::harness::run_exercises(argc, argv, {"99", "fixture", 5, "tests/harness"});
+  return cudalab::harness::run_exercises(argc, argv, {"99", "fixture", 8, "tests/harness"});
 }

@@ -72,7 +72,7 @@ TEST(Compare, NaNInActualFailsEvenWithHugeTolerance) {
   EXPECT_EQ(c.mismatch_count, 1u);
   ASSERT_EQ(c.first_mismatches.size(), 1u);
   EXPECT_EQ(c.first_mismatches[0].index, 1u);
-  EXPECT_NE(c.to_string().find("actual nan"), std::string::npos) << c.to_string();
+  EXPECT_NE(c.to_string().find("actual NaN"), std::string::npos) << c.to_string();
 }
 
 TEST(Compare, NaNInExpectedFailsAgainstANumber) {
@@ -127,7 +127,7 @@ TEST(Compare, TwoDimensionalMultiIndex) {
   std::vector<double> actual = expected;
   actual[3 * 31 + 17] = kNaN;
   const cudalab::Comparison c = cudalab::compare(actual, expected, {}, {.shape = {20, 31}});
-  EXPECT_NE(c.to_string().find("at (3, 17): actual nan"), std::string::npos) << c.to_string();
+  EXPECT_NE(c.to_string().find("at (3, 17): actual NaN"), std::string::npos) << c.to_string();
 }
 
 TEST(Compare, ReportsOnlyTheFirstMismatchesButCountsAll) {
@@ -180,3 +180,16 @@ TEST(Compare, WithinToleranceMatchesCompare) {
 }
 
 }  // namespace
+
+// An output that is all NaN has no error figure: the message says NaN, never
+// "max abs error 0" (which reads as "nothing is wrong").
+TEST(Compare, AllNaNIsReportedAsNaN) {
+  const std::vector<float> actual(7, std::numeric_limits<float>::quiet_NaN());
+  const auto c = cudalab::compare(actual, std::vector<float>(7, 1.0f), {.atol = 1e-3});
+  ASSERT_FALSE(c.ok);
+  const std::string text = c.to_string();
+  EXPECT_NE(text.find("7 are NaN where a number was expected, the first at [0]"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("max abs error"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+}

@@ -53,6 +53,9 @@ struct Comparison {
   double max_abs_error = 0;
   double max_rel_error = 0;  // |actual - expected| / |expected|; inf if expected is 0
   std::size_t max_abs_error_index = 0;
+  std::size_t finite_pairs = 0;    // elements where both values are finite
+  std::size_t unexpected_nan = 0;  // NaN in actual where expected is not NaN
+  std::size_t first_unexpected_nan = 0;
   std::vector<Mismatch> first_mismatches{};  // at most options.max_reported, in index order
   Tolerance tolerance{};
   std::vector<std::size_t> shape{};
@@ -105,7 +108,11 @@ Comparison compare(const Actual& actual, const Expected& expected, Tolerance tol
   for (std::size_t i = 0; i < result.expected_size; ++i) {
     const double x = static_cast<double>(a[i]);
     const double y = static_cast<double>(e[i]);
+    if (std::isnan(x) && !std::isnan(y) && result.unexpected_nan++ == 0) {
+      result.first_unexpected_nan = i;
+    }
     if (std::isfinite(x) && std::isfinite(y)) {
+      ++result.finite_pairs;
       const double abs_error = std::abs(x - y);
       if (abs_error > result.max_abs_error) {
         result.max_abs_error = abs_error;

@@ -12,4 +12,12 @@ namespace cudalab::emu {
 // signal handler may call it.
 bool describe_current_cuda_thread(char* buffer, std::size_t size) noexcept;
 
+// True when a fault at `address` on this OS thread is the current CUDA
+// thread running off the end of its stack (into the guard page below it, or
+// past it by a large local array). Signal-handler safe.
+bool is_stack_overflow(const void* address) noexcept;
+
+// The emulator's stack size per CUDA thread, for the words of that report.
+std::size_t cuda_thread_stack_bytes() noexcept;
+
 }  // namespace cudalab::emu
