@@ -24,6 +24,7 @@
 #include "cudalab/harness/observation.hpp"
 #include "cudalab/harness/run_log.hpp"
 #include "cudalab/harness/test_watchdog.hpp"
+#include "cudalab/harness/testing.hpp"
 #include "cudalab/random.hpp"
 
 namespace cudalab::harness {
@@ -79,6 +80,15 @@ class ReportWriter : public ::testing::EmptyTestEventListener {
     }
     // ADD_FAILURE()'s own first line.
     if (message.rfind("Failed\n", 0) == 0) message.erase(0, 7);
+    // An exception that escaped a test body, in words.
+    const std::string escaped = "C++ exception with description \"",
+                      thrown = "\" thrown in the test body.";
+    if (message.rfind(escaped, 0) == 0 && message.size() > escaped.size() + thrown.size() &&
+        message.compare(message.size() - thrown.size(), thrown.size(), thrown) == 0) {
+      message = "the test stopped on an exception: " +
+                message.substr(escaped.size(), message.size() - escaped.size() - thrown.size());
+    }
+    message = without_harness_places(message);
     const std::string actual = "\n  Actual: false (", expected = ")\nExpected: true";
     const auto open = message.find(actual);
     const auto close = message.rfind(expected);
@@ -407,7 +417,7 @@ std::string heading_of(const Finding& finding, std::size_t position, bool covera
 // The student-facing explanation of one exercise: for a failure, the
 // evidence in reading order (one finding per kind unless verbose), then the
 // failing tests; for a crash or a time-out, what and where.
-std::string details_of(const ExerciseOutcome& e, bool verbose) {
+std::string details_of(const ExerciseOutcome& e, bool verbose, const std::string& fault_hint) {
   std::string out;
   if (e.timed_out) {
     out += e.timeout.empty() ? "  timed out without a word from the tests\n"
@@ -432,6 +442,9 @@ std::string details_of(const ExerciseOutcome& e, bool verbose) {
     coverage_seen |= f.kind == Evidence::coverage;
     ++shown;
   }
+  if (!fault_hint.empty() && kind_shown[static_cast<std::size_t>(Evidence::fault)]) {
+    out += "  " + fault_hint + "\n";
+  }
   std::vector<std::string> failing;
   for (const auto& t : e.tests) {
     if (t.outcome == "failed") failing.push_back(t.name);
@@ -444,12 +457,12 @@ std::string details_of(const ExerciseOutcome& e, bool verbose) {
   return out;
 }
 
-void print_details(const ExerciseOutcome& e, bool verbose) {
+void print_details(const ExerciseOutcome& e, bool verbose, const std::string& fault_hint) {
   std::size_t notes = 0;
   for (const auto& t : e.tests) notes += t.notes.size();
   if (e.passed() && !verbose && notes == 0) return;
   std::cout << "\n== exercise " << e.number << ": " << title_of(e.number) << "\n";
-  std::cout << details_of(e, verbose);
+  std::cout << details_of(e, verbose, fault_hint);
   if (verbose) {
     for (const auto& t : e.tests) {
       if (t.outcome != "failed") {
@@ -481,7 +494,8 @@ std::string at_most(const std::string& text, std::size_t limit) {
 
 // The verdicts as ./lab grade reads them (tools/grade.py, docs/results-format.md).
 void write_verdicts(const std::string& path, const LabInfo& lab, Where where, std::uint64_t seed,
-                    const std::vector<ExerciseOutcome>& outcomes, int timeout_s) {
+                    const std::vector<ExerciseOutcome>& outcomes, int timeout_s,
+                    const std::string& fault_hint) {
   nlohmann::json exercises = nlohmann::json::array();
   for (const auto& e : outcomes) {
     nlohmann::json tests = nlohmann::json::array();
@@ -490,7 +504,7 @@ void write_verdicts(const std::string& path, const LabInfo& lab, Where where, st
                          {"title", title_of(e.number)},
                          {"state", state_of(e)},
                          {"summary", summary_of(e, timeout_s)},
-                         {"message", at_most(details_of(e, false), kMessageBytes)},
+                         {"message", at_most(details_of(e, false, fault_hint), kMessageBytes)},
                          {"seconds", e.seconds},
                          {"tests", tests}});
   }
@@ -562,8 +576,15 @@ int run_parent(int argc, char** argv, const LabInfo& lab) {
               << " --exercise K runs one exercise, --verbose shows every failure.";
   }
   std::cout << "\n";
-  for (const auto& e : outcomes) print_details(e, verbose);
-  if (!json_path.empty()) write_verdicts(json_path, lab, where, seed, outcomes, timeout_s);
+  // A GPU fault says nothing about where it happened; the emulator does.
+  const std::string fault_hint = where == Where::kGpu
+                                     ? "(a fault on the GPU does not say where: ./lab run " +
+                                           lab.number + " --emu names the thread and the line)"
+                                     : "";
+  for (const auto& e : outcomes) print_details(e, verbose, fault_hint);
+  if (!json_path.empty()) {
+    write_verdicts(json_path, lab, where, seed, outcomes, timeout_s, fault_hint);
+  }
   return passed == outcomes.size() ? 0 : 1;
 }
 

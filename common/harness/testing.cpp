@@ -1,37 +1,31 @@
 #include "cudalab/harness/testing.hpp"
 
+#include <regex>
+
 #include "cudalab/emu/lab_code_place.hpp"
 
 namespace cudalab::harness {
 
-namespace {
-
-// A CUDA error names the check that caught it ("in 'cudaGetLastError()' at
-// device_call.hpp:162"); when that check is the harness's, not the student's
-// code, the place says nothing to a student: the reports that follow name
-// the student's line.
-std::string without_harness_place(std::string error) {
-  const auto at = error.rfind(" at ");
-  if (at == std::string::npos) return error;
-  const std::string place = error.substr(at + 4);
-  const auto colon = place.rfind(':');
-  if (colon == std::string::npos ||
-      place.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
-    return error;
+std::string without_harness_places(const std::string& text) {
+  // " in 'cudaGetLastError()' at device_call.hpp:162", " at device_buffer.hpp:46"
+  static const std::regex place(R"(( in '[^'\n]*')? at ([\w./+-]+\.(?:hpp|cpp|cuh|cu|h)):\d+)");
+  std::string out;
+  auto begin = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), place), end; it != end; ++it) {
+    const auto& match = *it;
+    if (cudalab::emu::is_lab_code_file(match[2].str())) continue;
+    out.append(begin, match[0].first);
+    begin = match[0].second;
   }
-  if (cudalab::emu::is_lab_code_file(place.substr(0, colon))) return error;
-  std::size_t cut = at;
-  if (const auto in = error.rfind(" in '", at); in != std::string::npos) cut = in;
-  return error.substr(0, cut);
+  out.append(begin, text.cend());
+  return out;
 }
-
-}  // namespace
 
 ::testing::AssertionResult ran(const Observation& observation) {
   if (!observation.failed()) return ::testing::AssertionSuccess();
   auto failure = ::testing::AssertionFailure()
                  << "the lab code failed with " << observation.error_type << ": "
-                 << without_harness_place(observation.error);
+                 << without_harness_places(observation.error);
   for (const auto& report : observation.reports) failure << "\n" << report;
   return failure;
 }

@@ -140,6 +140,12 @@ class OnBackend : public ::testing::TestWithParam<Where> {
   INSTANTIATE_TEST_SUITE_P(Emu, Suite, ::testing::Values(::cudalab::harness::Where::kEmulator), \
                            ::cudalab::harness::backend_param_name)
 
+// `text` without the places of the harness's own checks (a CUDA error's "in
+// 'cudaGetLastError()' at device_call.hpp:162"): they mean nothing to a
+// student, and the reports that follow name the student's line. Places in a
+// lab's code stay.
+std::string without_harness_places(const std::string& text);
+
 // The call itself must not have failed: no exception from the lab code.
 ::testing::AssertionResult ran(const Observation& observation);
 
