@@ -1,5 +1,8 @@
 #include "cudalab/emu/crash_context.hpp"
 
+#include <execinfo.h>
+#include <ucontext.h>
+
 #include "block_run.hpp"
 #include "cudalab/emu/thread_state.hpp"
 #include "engine.hpp"
@@ -59,6 +62,30 @@ bool is_stack_overflow(const void* address) noexcept {
   // it, so anything up to a megabyte below counts too.
   constexpr std::uintptr_t kPage = 4096, kBelow = std::uintptr_t{1} << 20;
   return a < thread->stack_low + kPage && a + kBelow >= thread->stack_low;
+}
+
+int interrupted_stack(void* context, void** out, int capacity) noexcept {
+  // backtrace walks through the signal frame: the handler's own frames come
+  // first, then those of the interrupted code after the interrupted pc.
+  void* raw[96];
+  const int n = backtrace(raw, 96);
+  void* pc = nullptr;
+#if defined(__x86_64__)
+  pc = reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  pc = reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
+#endif
+  int first = 0;
+  for (int i = 0; i < n; ++i) {
+    if (raw[i] == pc) {
+      first = i + 1;
+      break;
+    }
+  }
+  int frames = 0;
+  if (pc != nullptr && capacity > 0) out[frames++] = static_cast<char*>(pc) + 1;
+  for (int i = first; i < n && frames < capacity; ++i) out[frames++] = raw[i];
+  return frames;
 }
 
 std::size_t cuda_thread_stack_bytes() noexcept {

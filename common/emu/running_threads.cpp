@@ -3,7 +3,6 @@
 #include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
-#include <ucontext.h>
 
 #include <array>
 #include <atomic>
@@ -11,6 +10,7 @@
 #include <thread>
 
 #include "block_run.hpp"
+#include "cudalab/emu/crash_context.hpp"
 #include "cudalab/emu/thread_state.hpp"
 #include "engine.hpp"
 
@@ -36,31 +36,11 @@ thread_local WorkerSlot* my_slot = nullptr;
 
 int sample_signal() { return SIGRTMIN + 5; }
 
-// The interrupted instruction first, then the callers as the unwinder finds them
-// (backtrace walks through the signal frame; the frames above the handler are
-// its own and are dropped by matching the interrupted pc).
+// Records where this worker was interrupted, for the sampler.
 void on_sample(int, siginfo_t*, void* context) {
   WorkerSlot* slot = my_slot;
   if (slot == nullptr) return;
-  void* raw[kMaxFrames + 8];
-  const int n = backtrace(raw, kMaxFrames + 8);
-  void* pc = nullptr;
-#if defined(__x86_64__)
-  pc = reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-  pc = reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
-#endif
-  int first = 0;
-  for (int i = 0; i < n; ++i) {
-    if (raw[i] == pc) {
-      first = i + 1;
-      break;
-    }
-  }
-  int frames = 0;
-  if (pc != nullptr) slot->stack[frames++] = static_cast<char*>(pc) + 1;  // as a return address
-  for (int i = first; i < n && frames < kMaxFrames; ++i) slot->stack[frames++] = raw[i];
-  slot->frames = frames;
+  slot->frames = interrupted_stack(context, slot->stack, kMaxFrames);
   slot->answered.store(1, std::memory_order_release);
 }
 

@@ -3,7 +3,6 @@
 #include <execinfo.h>
 #include <link.h>
 #include <signal.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -141,20 +140,9 @@ void on_fatal_signal(int number, siginfo_t* info, void* context) {
   append(line, sizeof line, "\n");
   write_all(STDERR_FILENO, line);
   if (report_descriptor >= 0) {
-    // The faulting instruction, then its callers (backtrace walks through the
-    // signal frame; the handler's own frames come before the faulting pc).
+    // The faulting instruction, then its callers.
     void* frames[64];
-    const int n = backtrace(frames, 64);
-    void* pc = nullptr;
-#if defined(__x86_64__)
-    pc = reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
-#elif defined(__aarch64__)
-    pc = reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.pc);
-#endif
-    int first = 0;
-    for (int i = 0; i < n; ++i) {
-      if (frames[i] == pc) first = i + 1;
-    }
+    const int n = emu::interrupted_stack(context, frames, 64);
     char json[4096] = "{\"crash\": \"";
     append(json, sizeof json, what, true);
     append(json, sizeof json, "\", \"frames\": [");
@@ -165,8 +153,7 @@ void on_fatal_signal(int number, siginfo_t* info, void* context) {
       append_number(json, sizeof json, address - executable_low);
       any = true;
     };
-    if (pc != nullptr) add(reinterpret_cast<std::uintptr_t>(pc) + 1);  // as a return address
-    for (int i = first; i < n; ++i) add(reinterpret_cast<std::uintptr_t>(frames[i]));
+    for (int i = 0; i < n; ++i) add(reinterpret_cast<std::uintptr_t>(frames[i]));
     append(json, sizeof json, "]}\n");
     write_all(report_descriptor, json);
   }

@@ -17,6 +17,13 @@ bool describe_current_cuda_thread(char* buffer, std::size_t size) noexcept;
 // past it by a large local array). Signal-handler safe.
 bool is_stack_overflow(const void* address) noexcept;
 
+// Inside a signal handler: the interrupted instruction (as a return address,
+// one past it) and then its callers, innermost first, into `out` (at most
+// `capacity`); returns how many. `context` is the handler's third argument.
+// Signal-handler safe once backtrace() has been called outside one (it loads
+// the unwinder on its first call).
+int interrupted_stack(void* context, void** out, int capacity) noexcept;
+
 // The emulator's stack size per CUDA thread, for the words of that report.
 std::size_t cuda_thread_stack_bytes() noexcept;
 
