@@ -19,7 +19,7 @@
 # target, which is where CMake sees the copies as generated):
 #
 #   cudalab_emu_rewrite(emu_dir emu_files BASE_DIR "${code_dir}" FILES ${kernel_files})
-#   add_library(lab_emu STATIC backend_emu.cpp ${emu_files})   # the copies come first
+#   add_library(lab_emu STATIC lab_emu.cpp ${emu_files})   # the copies come first
 #   target_include_directories(lab_emu PRIVATE "${emu_dir}")   # instead of ${code_dir}
 #
 # Listing the copies among the target's sources makes the build write them

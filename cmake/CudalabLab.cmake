@@ -1,24 +1,39 @@
-# cudalab_add_lab(<NN> <name> EXERCISES <k> [INTERPRETER] [GPU_LIBRARIES <target>...]
-#                 [EMU_SOURCES <file>...] [ROOT <folder>])
+# cudalab_add_lab(<NN_name> [ROOT <folder>])
 #
-# Registers lab NN: the one line a lab adds to the top-level CMakeLists.txt.
+# Registers lab NN from its descriptor, harness/NN_name/lab.json: the one
+# place that says what the lab is (docs/architecture.md, "The lab
+# descriptor"). The top-level CMakeLists.txt calls it for every descriptor it
+# finds; CMake, ./lab, the run program, the grader, the viewer's catalogue
+# and tools/check_labs.py all read the same file. The descriptor holds
+#   exercises         [{number, title, files, entry_points[, graded_by, tests]}]
+#                     numbered 1..K in order; graded_by "pytest" (with
+#                     tests: a file in tests/NN_name/) for an exercise graded
+#                     by PyTorch's pytest cases (cmake/CudalabTorchOp.cmake)
+#                     instead of the GoogleTest cases named Ex<k>_
+#   gpu_libraries     what the lab's GPU code links besides the CUDA runtime
+#                     (CMake targets: "cudalab::blas", ...)
+#   tile_interpreter  the lab's code is tile programs (cudalab/tile), also
+#                     built for the tile interpreter; tests named Interp/...
+#                     get the label interp
+#   views             the viewer's views of the lab (viewer/model/ui_state.hpp
+#                     names them), in tab order
+#   bench             whether harness/NN_name/bench_main.cu times the lab
 # Expects (a missing folder is a configure error)
 #   labs/NN_name/        the student's files (kernels in .cuh headers)
 #   solutions/NN_name/   the same file names, complete
-#   harness/NN_name/     backend.hpp (the lab's Backend interface),
-#                        backend_emu.cpp + backend_gpu.cu (the lab code built
-#                        for each backend behind it), optional bench_main.cu
-#                        (+ bench_pytorch.py)
+#   harness/NN_name/     lab.json, given/ (optional: what the lab gives its
+#                        kernels, included by name: types, given kernels;
+#                        lab code includes nothing else of the harness),
+#                        backend.hpp (the lab's Backend interface),
+#                        backend_impl.hpp (LabBackend: the interface over the
+#                        lab code, built once per backend; its factories
+#                        are generated), bench_main.cu (+ bench_pytorch.py)
+#                        where bench is true
 #   tests/NN_name/       GoogleTest sources; test names hold Ex<k>_
-# GPU_LIBRARIES: what the lab's GPU code links besides the CUDA runtime
-# (CUDA::cublas, ...). EMU_SOURCES: extra harness sources built with the host
-# compiler. INTERPRETER: the lab's code is tile programs (cudalab/tile), also
-# built for the tile interpreter; tests named Interp/... get the label interp.
 # ROOT: where the four folders are, relative to the source tree
 # (default: the top; tests/sample_lab holds the sample lab CI builds).
 #
-# The harness's backend_emu.cpp and backend_gpu.cu are also built over
-# solutions/ with CUDALAB_REFERENCE=1 (library labNN_backends_reference, in
+# Both backends are also built over solutions/ with CUDALAB_REFERENCE=1 (library labNN_backends_reference, in
 # the inline namespaces on_emu_reference / on_gpu_reference), and every test
 # program links it: a test grades one exercise by combining the student's
 # part with the reference's other parts (OnBackend::reference() in
@@ -30,12 +45,14 @@
 # exercise. The tests are compiled once and linked three ways:
 #   test_labNN           GoogleTest's runner over the graded code (ctest)
 #   labNN                `./lab run NN`: the same tests, reported per exercise
+#                        under the descriptor's titles
 #   test_labNN_skeleton  with CUDALAB_CHECK_SKELETONS: over labs/, with one
 #                        ctest per exercise that passes only when the
 #                        skeleton fails that exercise
-# and labNN_bench when the harness has bench_main.cu, labNN_ranks when it
-# has ranks_main.cpp (with MPI where CMake finds it). The lab is appended to
-# the global property CUDALAB_LABS ("NN_name"), which the viewer reads.
+# and labNN_bench when the descriptor says bench (and the build has GPU
+# backends), labNN_ranks when the harness has ranks_main.cpp (with MPI where
+# CMake finds it). The lab is appended to the global property CUDALAB_LABS
+# ("NN_name"), which the viewer reads.
 
 # cudalab_discover_tests(<target> [FILTER <gtest pattern>] LABELS <label>...)
 #
@@ -79,10 +96,11 @@ endfunction()
 #                      [GPU_SIDE_OF <target>] [GPU_LIBRARIES <lib>...]
 #                      [EMU_SOURCES <file>...])
 #
-# A lab's two backends over the lab code in <code_dir>: <target>_gpu,
-# backend_gpu.cu as it is, by nvcc; <target>, backend_emu.cpp by the host
-# compiler from copies of it, of the harness headers and of the lab's kernel
-# files in which the triple-chevron launches and __shared__ declarations
+# A lab's two backends over the lab code in <code_dir>, each one generated
+# translation unit (lab_backend_factories.cpp.in) that includes the harness's
+# backend_impl.hpp and defines the lab's factories: <target>_gpu by nvcc;
+# <target> by the host compiler over copies of the harness headers and of
+# the lab's kernel files in which the triple-chevron launches and __shared__ declarations
 # became emulator calls (cmake/CudalabEmuRewrite.cmake), instrumented
 # (cmake/CudalabEmu.cmake); <target> links <target>_gpu. GPU_SIDE_OF: link
 # that target's GPU side instead of building one (./lab mutants grades a
@@ -91,25 +109,49 @@ endfunction()
 # whose factories return no backend and say why (namespace labNN::harness).
 # REFERENCE builds it as the reference
 # (CUDALAB_REFERENCE=1: the inline namespaces on_emu_reference/on_gpu_reference).
-# INTERPRETER adds <target>_interp: backend_emu.cpp's copy built again with
+# INTERPRETER adds <target>_interp: the emulator's unit built again with
 # CUDALAB_INTERPRET=1 for the tile library's interpreter (lab 05); it defines
 # the lab's make_[reference_]interpreter_backend() and links <target>.
 function(cudalab_lab_backends target code_dir harness)
   cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE;INTERPRETER" "GPU_SIDE_OF;NUMBER"
                         "GPU_LIBRARIES;EMU_SOURCES")
   file(GLOB code_files CONFIGURE_DEPENDS "${code_dir}/*.cuh" "${code_dir}/*.hpp" "${code_dir}/*.h")
-  file(GLOB harness_files CONFIGURE_DEPENDS "${harness}/*.hpp" "${harness}/*.cuh")
+  file(GLOB harness_files CONFIGURE_DEPENDS "${harness}/*.hpp" "${harness}/*.cuh"
+       "${harness}/given/*.hpp" "${harness}/given/*.cuh")
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_emu")
   cudalab_emu_rewrite(emu_dir code_copies BASE_DIR "${code_dir}" OUT_DIR "${out}"
                       FILES ${code_files})
   cudalab_emu_rewrite(emu_dir harness_copies BASE_DIR "${harness}" OUT_DIR "${out}"
-                      FILES ${harness_files} "${harness}/backend_emu.cpp")
-  # The copy of backend_emu.cpp is compiled, instrumented so that the emulator
-  # sees every access of the kernels; quoted #includes in it find the other
-  # copies first, in its own folder.
-  add_library(${target} STATIC ${harness_copies} ${code_copies} ${ARG_EMU_SOURCES})
+                      FILES ${harness_files})
+  # Each backend's one translation unit: the factories of LabBackend
+  # (backend_impl.hpp), the same for every lab, generated
+  # (lab_backend_factories.cpp.in). The emulator's is compiled among the
+  # copies, instrumented so that the emulator sees every access of the
+  # kernels; its quoted #includes find the other copies first, in its folder.
+  # A copy whose original moved or went away (an older checkout's) would
+  # still be found first by the copies' quoted #includes: remove it.
+  file(GLOB_RECURSE copies_present LIST_DIRECTORIES false "${out}/*.hpp" "${out}/*.cuh" "${out}/*.h")
+  foreach(copy IN LISTS copies_present)
+    if(NOT copy IN_LIST harness_copies AND NOT copy IN_LIST code_copies)
+      file(REMOVE "${copy}")
+    endif()
+  endforeach()
+  get_filename_component(lab_dir "${harness}" NAME)
+  set(NUMBER "${ARG_NUMBER}")
+  set(DIR "${lab_dir}")
+  get_filename_component(CODE "${code_dir}" NAME)
+  get_filename_component(code_tree "${code_dir}" DIRECTORY)
+  get_filename_component(code_tree "${code_tree}" NAME)
+  set(CODE "${code_tree}/${CODE}")
+  set(BACKEND "the CPU emulator (and, with CUDALAB_INTERPRET, the tile interpreter)")
+  set(FOR_GPU 0)
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/lab_backend_factories.cpp.in"
+                 "${out}/backend_emu.cpp" @ONLY)
+  add_library(${target} STATIC "${out}/backend_emu.cpp" ${harness_copies} ${code_copies}
+                               ${ARG_EMU_SOURCES})
   cudalab_emu_instrument(${target} "${out}/backend_emu.cpp")
-  target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${code_dir}")
+  # Lab code finds what the lab gives it (given/) by name, as the copies.
+  target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${out}/given" "${code_dir}")
   set(libraries ${target})
   if(ARG_GPU_SIDE_OF)
     set(gpu_side ${ARG_GPU_SIDE_OF}_gpu)
@@ -151,8 +193,13 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return not_bui
     list(APPEND libraries ${gpu_side})
   else()
     set(gpu_side ${target}_gpu)
-    add_library(${gpu_side} STATIC "${harness}/backend_gpu.cu")
-    target_include_directories(${gpu_side} PUBLIC "${harness}" PRIVATE "${code_dir}")
+    set(BACKEND "the GPU (nvcc)")
+    set(FOR_GPU 1)
+    configure_file("${PROJECT_SOURCE_DIR}/cmake/lab_backend_factories.cpp.in"
+                   "${CMAKE_CURRENT_BINARY_DIR}/${gpu_side}/backend_gpu.cu" @ONLY)
+    add_library(${gpu_side} STATIC "${CMAKE_CURRENT_BINARY_DIR}/${gpu_side}/backend_gpu.cu")
+    target_include_directories(${gpu_side} PUBLIC "${harness}" PRIVATE "${harness}/given"
+                                                                       "${code_dir}")
     target_link_libraries(${gpu_side} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
     list(APPEND libraries ${gpu_side})
   endif()
@@ -166,7 +213,8 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return not_bui
          CONTENT "// The tile interpreter's build of backend_emu.cpp (cmake/CudalabLab.cmake).\n#include \"backend_emu.cpp\"\n")
     add_library(${target}_interp STATIC "${out}/backend_interp.cpp")
     target_compile_definitions(${target}_interp PRIVATE CUDALAB_INTERPRET=1)
-    target_include_directories(${target}_interp PUBLIC "${harness}" PRIVATE "${code_dir}")
+    target_include_directories(${target}_interp PUBLIC "${harness}" PRIVATE "${out}/given"
+                                                                            "${code_dir}")
     # It links <target> (not the other way round: <target>'s rewrite step
     # makes the file this library compiles).
     target_link_libraries(${target}_interp PUBLIC ${target} cudalab::harness)
@@ -181,35 +229,128 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return not_bui
   endforeach()
 endfunction()
 
-function(cudalab_add_lab number name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "INTERPRETER" "EXERCISES;ROOT" "GPU_LIBRARIES;EMU_SOURCES")
-  set(interpreter "")
-  if(ARG_INTERPRETER)
-    set(interpreter INTERPRETER)
+# cudalab_read_lab_descriptor(<file> <prefix>): sets, in the caller,
+# <prefix>_EXERCISES (numbers graded by GoogleTest), <prefix>_PYTEST
+# (number;tests-file pairs), <prefix>_RUN_LIST (the C++ initialiser of
+# LabInfo::exercises), <prefix>_GPU_LIBRARIES, <prefix>_INTERPRETER,
+# <prefix>_VIEWS and <prefix>_BENCH; a descriptor that is not what
+# cudalab_add_lab describes is a configure error naming the problem.
+function(cudalab_read_lab_descriptor file prefix)
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "${file} is missing: every lab has a descriptor (docs/architecture.md)")
   endif()
-  set(dir "${number}_${name}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
+  file(READ "${file}" json)
+  string(JSON count ERROR_VARIABLE error LENGTH "${json}" exercises)
+  if(error)
+    message(FATAL_ERROR "${file}: no list of exercises (${error})")
+  endif()
+  set(gtest "")
+  set(pytest "")
+  set(run_list "")
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON number GET "${json}" exercises ${i} number)
+    math(EXPR expected "${i} + 1")
+    if(NOT number STREQUAL expected)
+      message(FATAL_ERROR "${file}: exercise ${expected} is numbered ${number} (1, 2, ... in order)")
+    endif()
+    string(JSON title GET "${json}" exercises ${i} title)
+    if(title STREQUAL "" OR title MATCHES "[\"\\]")
+      message(FATAL_ERROR "${file}: exercise ${number} needs a title without quotes or backslashes")
+    endif()
+    string(JSON files_count LENGTH "${json}" exercises ${i} files)
+    set(files "")
+    math(EXPR last_file "${files_count} - 1")
+    foreach(j RANGE ${last_file})
+      string(JSON one GET "${json}" exercises ${i} files ${j})
+      list(APPEND files "${one}")
+    endforeach()
+    list(JOIN files ", " files)
+    string(JSON graded_by ERROR_VARIABLE missing GET "${json}" exercises ${i} graded_by)
+    if(missing)
+      set(graded_by "")
+    endif()
+    set(elsewhere "")
+    if(graded_by STREQUAL "pytest")
+      string(JSON tests GET "${json}" exercises ${i} tests)
+      list(APPEND pytest ${number} ${tests})
+      set(elsewhere "./lab grade NUMBER runs its pytest cases (tests/LAB/${tests})")
+    elseif(graded_by STREQUAL "")
+      list(APPEND gtest ${number})
+    else()
+      message(FATAL_ERROR "${file}: exercise ${number}: graded_by is \"pytest\" or absent, not \"${graded_by}\"")
+    endif()
+    string(APPEND run_list "                                              "
+           "{${number}, \"${title}\", \"${files}\", \"${elsewhere}\"},\n")
+  endforeach()
+  set(libraries "")
+  string(JSON libraries_count LENGTH "${json}" gpu_libraries)
+  if(libraries_count GREATER 0)
+    math(EXPR last "${libraries_count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON one GET "${json}" gpu_libraries ${i})
+      list(APPEND libraries "${one}")
+    endforeach()
+  endif()
+  set(views "")
+  string(JSON views_count LENGTH "${json}" views)
+  if(views_count GREATER 0)
+    math(EXPR last "${views_count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON one GET "${json}" views ${i})
+      list(APPEND views "${one}")
+    endforeach()
+  endif()
+  string(JSON interpreter GET "${json}" tile_interpreter)
+  string(JSON bench GET "${json}" bench)
+  set(${prefix}_EXERCISES "${gtest}" PARENT_SCOPE)
+  set(${prefix}_PYTEST "${pytest}" PARENT_SCOPE)
+  set(${prefix}_RUN_LIST "${run_list}" PARENT_SCOPE)
+  set(${prefix}_GPU_LIBRARIES "${libraries}" PARENT_SCOPE)
+  set(${prefix}_INTERPRETER "${interpreter}" PARENT_SCOPE)
+  set(${prefix}_VIEWS "${views}" PARENT_SCOPE)
+  set(${prefix}_BENCH "${bench}" PARENT_SCOPE)
+endfunction()
+
+function(cudalab_add_lab dir)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "ROOT" "")
+  if(NOT dir MATCHES "^([0-9][0-9])_([a-z0-9_]+)$")
+    message(FATAL_ERROR "cudalab_add_lab(${dir}): a lab's folder is NN_name")
+  endif()
+  set(number "${CMAKE_MATCH_1}")
+  set(name "${CMAKE_MATCH_2}")
   set(root "${PROJECT_SOURCE_DIR}")
   if(ARG_ROOT)
     set(root "${PROJECT_SOURCE_DIR}/${ARG_ROOT}")
   endif()
   set(lab "lab${number}")
-  if(NOT ARG_EXERCISES MATCHES "^[1-9][0-9]*$")
-    message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): EXERCISES <count> is required")
-  endif()
   foreach(folder labs solutions harness tests)
     if(NOT IS_DIRECTORY "${root}/${folder}/${dir}")
-      message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): ${folder}/${dir}/ does not exist")
+      message(FATAL_ERROR "cudalab_add_lab(${dir}): ${folder}/${dir}/ does not exist")
     endif()
   endforeach()
   set(harness "${root}/harness/${dir}")
-  foreach(file backend.hpp backend_emu.cpp backend_gpu.cu)
+  cudalab_read_lab_descriptor("${harness}/lab.json" described)
+  set(ARG_GPU_LIBRARIES ${described_GPU_LIBRARIES})
+  set(interpreter "")
+  if(described_INTERPRETER)
+    set(interpreter INTERPRETER)
+  endif()
+  set(required backend.hpp backend_impl.hpp)
+  if(described_BENCH)
+    list(APPEND required bench_main.cu)
+  elseif(EXISTS "${harness}/bench_main.cu")
+    message(FATAL_ERROR "cudalab_add_lab(${dir}): harness/${dir}/bench_main.cu exists, but lab.json says \"bench\": false")
+  endif()
+  foreach(file ${required})
     if(NOT EXISTS "${harness}/${file}")
-      message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): harness/${dir}/${file} is missing")
+      message(FATAL_ERROR "cudalab_add_lab(${dir}): harness/${dir}/${file} is missing")
     endif()
   endforeach()
   file(GLOB test_sources CONFIGURE_DEPENDS "${root}/tests/${dir}/*.cpp")
   if(NOT test_sources)
-    message(FATAL_ERROR "cudalab_add_lab(${number} ${name}): tests/${dir}/ has no .cpp file")
+    message(FATAL_ERROR "cudalab_add_lab(${dir}): tests/${dir}/ has no .cpp file")
   endif()
 
   # The tests see the harness, never the lab code: one build serves both variants.
@@ -261,7 +402,7 @@ function(cudalab_add_lab number name)
     endif()
     set(backends ${lab}_backends_${variant})
     cudalab_lab_backends(${backends} "${code_dir}" "${harness}" ${gpu_side} ${interpreter} NUMBER ${number}
-                         GPU_LIBRARIES ${ARG_GPU_LIBRARIES} EMU_SOURCES ${ARG_EMU_SOURCES})
+                         GPU_LIBRARIES ${ARG_GPU_LIBRARIES})
 
     add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
     target_link_libraries(${test_target} PRIVATE ${backends} ${reference} cudalab_harness_main
@@ -277,12 +418,12 @@ function(cudalab_add_lab number name)
 
   cudalab_discover_tests(test_${lab} FILTER "*Emu*" LABELS ${lab} emu)
   cudalab_discover_tests(test_${lab} FILTER "*Gpu*" LABELS ${lab} gpu)
-  if(ARG_INTERPRETER)
+  if(described_INTERPRETER)
     cudalab_discover_tests(test_${lab} FILTER "*Interp*" LABELS ${lab} interp)
   endif()
 
   if(CUDALAB_CHECK_SKELETONS)
-    foreach(k RANGE 1 ${ARG_EXERCISES})
+    foreach(k IN LISTS described_EXERCISES)
       add_test(NAME ${lab}.skeleton_fails_exercise_${k}
                COMMAND test_${lab}_skeleton "--gtest_filter=*Ex${k}_*")
       set_tests_properties(${lab}.skeleton_fails_exercise_${k} PROPERTIES
@@ -292,7 +433,8 @@ function(cudalab_add_lab number name)
 
   set(NUMBER "${number}")
   set(NAME "${name}")
-  set(EXERCISES "${ARG_EXERCISES}")
+  string(REPLACE "LAB" "${dir}" EXERCISES "${described_RUN_LIST}")
+  string(REPLACE "NUMBER" "${number}" EXERCISES "${EXERCISES}")
   set(CODE_FROM "${CUDALAB_GRADE}")
   set(run_main "${CMAKE_CURRENT_BINARY_DIR}/${lab}_run_main.cpp")
   configure_file("${PROJECT_SOURCE_DIR}/cmake/lab_run_main.cpp.in" "${run_main}" @ONLY)
@@ -303,7 +445,7 @@ function(cudalab_add_lab number name)
   set_target_properties(${lab} PROPERTIES ENABLE_EXPORTS ON)
 
   # The benchmark times the GPU backend: only in a build that has one.
-  if(EXISTS "${harness}/bench_main.cu" AND CUDALAB_GPU_BACKENDS)
+  if(described_BENCH AND CUDALAB_GPU_BACKENDS)
     add_executable(${lab}_bench "${harness}/bench_main.cu")
     target_link_libraries(${lab}_bench PRIVATE ${lab}_backends_graded cudalab::bench)
   endif()
@@ -321,7 +463,19 @@ function(cudalab_add_lab number name)
     endif()
   endif()
 
+  # An exercise graded by pytest: the lab's PyTorch operator.
+  list(LENGTH described_PYTEST pytest_items)
+  if(pytest_items GREATER 0)
+    list(GET described_PYTEST 0 exercise)
+    list(GET described_PYTEST 1 tests)
+    if(pytest_items GREATER 2)
+      message(FATAL_ERROR "cudalab_add_lab(${dir}): one exercise per lab may be graded by pytest")
+    endif()
+    cudalab_add_torch_op(${number} ${name} EXERCISE ${exercise} TESTS tests/${dir}/${tests})
+  endif()
+
   if(NOT ARG_ROOT)
     set_property(GLOBAL APPEND PROPERTY CUDALAB_LABS "${dir}")
+    set_property(GLOBAL PROPERTY CUDALAB_VIEWS_OF_${number} "${described_VIEWS}")
   endif()
 endfunction()

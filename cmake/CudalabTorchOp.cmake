@@ -7,7 +7,7 @@
 #   lab<NN>_torch_op_skeleton  over labs/, with CUDALAB_CHECK_SKELETONS
 # Each holds harness/NN_name/torch_op_emu.cpp, which includes the lab's
 # operator file, rewritten for the emulator and instrumented like a lab's
-# backend_emu.cpp (the schema and the CPU implementation: the kernel runs on
+# emulator unit (the schema and the CPU implementation: the kernel runs on
 # the emulator), and, where the PyTorch found has CUDA of nvcc's version,
 # torch_op_gpu.cu, by nvcc (the CUDA implementation).
 #

@@ -47,7 +47,8 @@ def entry(lab, number, title, state, summary, message):
     name = f"lab {lab} exercise {number}" + (f": {title}" if title else "")
     score = POINTS_PER_EXERCISE if state == "pass" else 0
     output = f"{state}: {summary}" + (f"\n\n{message.rstrip()}" if message.strip() else "")
-    return {"name": name, "score": score, "max_score": POINTS_PER_EXERCISE,
+    return {"number": number, "title": title,
+            "name": name, "score": score, "max_score": POINTS_PER_EXERCISE,
             "status": "passed" if state == "pass" else "failed",
             "output": at_most(output), "visibility": "visible", "state": state,
             "summary": summary}
@@ -133,14 +134,24 @@ def main():
     parser.add_argument("--out", default="results.json")
     args = parser.parse_args()
 
-    tests = []
+    # One entry per (lab, exercise): a test report of an exercise the run
+    # program does not run (its verdict says SKIP, "not run here") takes
+    # that verdict's place and title.
+    entries = {}
     for item in args.reports:
         lab, _, path = item.partition("=")
         lab, _, exercise = lab.partition(":")
         if path.endswith(".xml"):
-            tests += read_junit_exercises(lab, path, int(exercise) if exercise else None)
+            for row in read_junit_exercises(lab, path, int(exercise) if exercise else None):
+                before = entries.get((lab, row["number"]))
+                if before is not None and before["title"]:
+                    row.update(title=before["title"],
+                               name=f"lab {lab} exercise {row['number']}: {before['title']}")
+                entries[(lab, row["number"])] = row
         else:
-            tests += read_verdicts(lab, path)
+            for row in read_verdicts(lab, path):
+                entries[(lab, row["number"])] = row
+    tests = [entries[key] for key in sorted(entries, key=lambda k: (k[0], k[1]))]
     if not tests:
         sys.exit("grade: no exercises were found in the reports")
 
@@ -154,7 +165,7 @@ def main():
     print(f"{'total':<{width}}  {'':<7}  {total}/{maximum}")
 
     for t in tests:  # Gradescope's fields only
-        del t["state"], t["summary"]
+        del t["state"], t["summary"], t["number"], t["title"]
     with open(args.out, "w") as f:
         json.dump({"score": total, "tests": tests, "visibility": "visible",
                    "output": f"cudalab autograder: {total} of {maximum} points"}, f, indent=2)

@@ -152,6 +152,8 @@ struct TestOutcome {
 
 struct ExerciseOutcome {
   int number = 0;
+  std::string title;
+  std::string graded_elsewhere;  // ExerciseInfo::graded_elsewhere: not run here
   std::vector<TestOutcome> tests;
   std::string crash;        // set when the child died
   std::string crash_place;  // the student's file:line of the crash, when known
@@ -298,12 +300,6 @@ ExerciseOutcome run_in_child(int number, Where where, int timeout_s) {
   return exercise;
 }
 
-std::string title_of(int number) {
-  const auto& titles = exercise_titles();
-  const auto found = titles.find(number);
-  return found == titles.end() ? std::string() : found->second;
-}
-
 std::string pad(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
   return text;
@@ -311,6 +307,7 @@ std::string pad(std::string text, std::size_t width) {
 
 // The verdict of one exercise in one word, as the table and results.json say it.
 std::string state_of(const ExerciseOutcome& e) {
+  if (!e.graded_elsewhere.empty()) return "SKIP";
   if (e.timed_out) return "TIMEOUT";
   if (!e.crash.empty()) return "CRASH";
   const std::size_t ran = e.count("failed") + e.count("passed");
@@ -320,6 +317,7 @@ std::string state_of(const ExerciseOutcome& e) {
 
 // What follows the verdict on its line.
 std::string summary_of(const ExerciseOutcome& e, int timeout_s) {
+  if (!e.graded_elsewhere.empty()) return "not run here: " + e.graded_elsewhere;
   const std::string state = state_of(e);
   if (state == "TIMEOUT") {
     return e.timeout.empty()
@@ -340,8 +338,8 @@ std::string summary_of(const ExerciseOutcome& e, int timeout_s) {
 
 // The one line per exercise that opens the report.
 std::string summary_line(const ExerciseOutcome& e, int timeout_s) {
-  return "  exercise " + std::to_string(e.number) + "  " + pad(state_of(e), 8) +
-         pad(title_of(e.number), 52) + " " + summary_of(e, timeout_s);
+  return "  exercise " + std::to_string(e.number) + "  " + pad(state_of(e), 8) + pad(e.title, 52) +
+         " " + summary_of(e, timeout_s);
 }
 
 std::string indented(const std::string& text, const std::string& indent, std::size_t max_lines) {
@@ -460,8 +458,8 @@ std::string details_of(const ExerciseOutcome& e, bool verbose, const std::string
 void print_details(const ExerciseOutcome& e, bool verbose, const std::string& fault_hint) {
   std::size_t notes = 0;
   for (const auto& t : e.tests) notes += t.notes.size();
-  if (e.passed() && !verbose && notes == 0) return;
-  std::cout << "\n== exercise " << e.number << ": " << title_of(e.number) << "\n";
+  if (!e.graded_elsewhere.empty() || (e.passed() && !verbose && notes == 0)) return;
+  std::cout << "\n== exercise " << e.number << ": " << e.title << "\n";
   std::cout << details_of(e, verbose, fault_hint);
   if (verbose) {
     for (const auto& t : e.tests) {
@@ -501,7 +499,7 @@ void write_verdicts(const std::string& path, const LabInfo& lab, Where where, st
     nlohmann::json tests = nlohmann::json::array();
     for (const auto& t : e.tests) tests.push_back({{"name", t.name}, {"outcome", t.outcome}});
     exercises.push_back({{"number", e.number},
-                         {"title", title_of(e.number)},
+                         {"title", e.title},
                          {"state", state_of(e)},
                          {"summary", summary_of(e, timeout_s)},
                          {"message", at_most(details_of(e, false, fault_hint), kMessageBytes)},
@@ -530,7 +528,16 @@ int run_parent(int argc, char** argv, const LabInfo& lab) {
   auto* on_emu =
       app.add_flag("--emu", emu, "run on the CPU emulator (default: the GPU when there is one)");
   app.add_flag("--gpu", gpu, "run on the GPU")->excludes(on_emu);
-  app.add_option("--exercise", only, "run exercise K only")->check(CLI::Range(1, lab.exercises));
+  app.add_option("--exercise", only, "run exercise K only")
+      ->check(CLI::Validator(
+          [&lab](const std::string& text) -> std::string {
+            for (const auto& exercise : lab.exercises) {
+              if (std::to_string(exercise.number) == text) return "";
+            }
+            return "lab " + lab.number + " has no exercise " + text + " (it has " +
+                   std::to_string(lab.exercises.size()) + ")";
+          },
+          "K"));
   app.add_flag("-v,--verbose", verbose, "list every test and every failure");
   app.add_option("--test-timeout", test_timeout_s,
                  "seconds one test may run before it is stopped and its place reported")
@@ -563,15 +570,29 @@ int run_parent(int argc, char** argv, const LabInfo& lab) {
             << " (CUDALAB_SEED=" << seed << " repeats it)\n\n";
 
   std::vector<ExerciseOutcome> outcomes;
-  for (int number = 1; number <= lab.exercises; ++number) {
-    if (only != 0 && only != number) continue;
-    outcomes.push_back(run_in_child(number, where, timeout_s));
+  std::vector<int> elsewhere;
+  for (const auto& exercise : lab.exercises) {
+    if (only != 0 && only != exercise.number) continue;
+    if (exercise.graded_elsewhere.empty()) {
+      outcomes.push_back(run_in_child(exercise.number, where, timeout_s));
+    } else {
+      outcomes.emplace_back();
+      outcomes.back().number = exercise.number;
+      outcomes.back().graded_elsewhere = exercise.graded_elsewhere;
+      elsewhere.push_back(exercise.number);
+    }
+    outcomes.back().title = exercise.title;
     std::cout << summary_line(outcomes.back(), timeout_s) << "\n" << std::flush;
   }
   std::size_t passed = 0;
   for (const auto& e : outcomes) passed += e.passed() ? 1 : 0;
-  std::cout << "\n" << passed << " of " << outcomes.size() << " exercises pass.";
-  if (passed != outcomes.size()) {
+  const std::size_t ran = outcomes.size() - elsewhere.size();
+  std::cout << "\n" << passed << " of " << ran << " exercises pass";
+  for (std::size_t i = 0; i < elsewhere.size(); ++i) {
+    std::cout << (i == 0 ? " (not run here: exercise " : ", ") << elsewhere[i];
+  }
+  std::cout << (elsewhere.empty() ? "." : ").");
+  if (passed != ran) {
     std::cout << " Why, most likely cause first; ./lab run " << lab.number
               << " --exercise K runs one exercise, --verbose shows every failure.";
   }
@@ -585,7 +606,7 @@ int run_parent(int argc, char** argv, const LabInfo& lab) {
   if (!json_path.empty()) {
     write_verdicts(json_path, lab, where, seed, outcomes, timeout_s, fault_hint);
   }
-  return passed == outcomes.size() ? 0 : 1;
+  return passed == ran ? 0 : 1;
 }
 
 }  // namespace

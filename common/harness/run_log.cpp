@@ -16,11 +16,6 @@ std::vector<std::string>& emulator_reports() {
   return reports;
 }
 
-std::map<int, std::string>& titles() {
-  static std::map<int, std::string> by_exercise;
-  return by_exercise;
-}
-
 }  // namespace
 
 void note(std::string text) { notes().push_back(std::move(text)); }
@@ -35,12 +30,5 @@ void add_emulator_reports(const std::vector<std::string>& reports, std::size_t c
 }
 
 std::vector<std::string> take_emulator_reports() { return std::exchange(emulator_reports(), {}); }
-
-bool describe_exercise(int exercise, std::string title) {
-  titles()[exercise] = std::move(title);
-  return true;
-}
-
-const std::map<int, std::string>& exercise_titles() { return titles(); }
 
 }  // namespace cudalab::harness

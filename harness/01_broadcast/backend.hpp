@@ -1,7 +1,7 @@
 // Lab 01 behind one interface, whichever backend runs it.
 //
-// backend_emu.cpp (host compiler, CPU emulator) and backend_gpu.cu (nvcc)
-// both include the lab's .cuh files and implement Backend, so the tests,
+// backend_impl.hpp, built by the host compiler (CPU emulator) and by nvcc,
+// includes the lab's .cuh files and implements Backend, so the tests,
 // `./lab run 01` (the same tests) and the viewer run one body against either.
 // Host vectors in and out; each call copies its inputs to the device, runs
 // the student's host function (which launches the kernels), and copies the

@@ -1,8 +1,8 @@
 // Lab 02 behind one interface, whichever backend runs it.
 //
-// backend_emu.cpp (host compiler, CPU emulator, cudalab::blas's CPU stand-in)
-// and backend_gpu.cu (nvcc, cuBLAS) both include the lab's files and
-// implement Backend. Host vectors in and out; matrices are row-major, as in
+// backend_impl.hpp, built by the host compiler (CPU emulator, cudalab::blas's
+// CPU stand-in) and by nvcc (cuBLAS), includes the lab's files and
+// implements Backend. Host vectors in and out; matrices are row-major, as in
 // C++ and PyTorch; fp16 and bf16 elements are their 16-bit patterns.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cudalab/harness/observation.hpp"
-#include "precision_types.hpp"
+#include "given/precision_types.hpp"
 
 namespace lab02::harness {
 

@@ -1,7 +1,7 @@
 // Lab 03 behind one interface, whichever backend runs it.
 //
-// backend_emu.cpp (host compiler, CPU emulator) and backend_gpu.cu (nvcc)
-// both include the lab's files and implement Backend. Each call runs one of
+// backend_impl.hpp, built by the host compiler (CPU emulator) and by nvcc,
+// includes the lab's files and implements Backend. Each call runs one of
 // the lecture's experiments with the student's code and reports what came
 // out: values, and when (spans from CUDA events: GPU time on the GPU, the
 // emulator's modelled clock on the emulator, where
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cudalab/harness/observation.hpp"
-#include "stream_types.hpp"
+#include "given/stream_types.hpp"
 
 namespace lab03::harness {
 

@@ -1,5 +1,5 @@
-// Lab 03's Backend, written once and compiled twice (backend_gpu.cu by nvcc,
-// backend_emu.cpp by the host compiler) inside the inline namespace
+// Lab 03's Backend, written once and compiled twice (by nvcc and by the
+// host compiler, in units cmake/CudalabLab.cmake generates) inside the inline namespace
 // CUDALAB_BACKEND. Each call sets up one experiment (memory, streams,
 // events), runs the student's code in it observed (observe_call: on the
 // emulator, the race checker's reports), and reads values and spans back.
@@ -17,8 +17,8 @@
 #include "copy_compute_overlap.cuh"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/device_call.hpp"
+#include "given/stream_kernels.cuh"
 #include "missing_wait.cuh"
-#include "stream_kernels.cuh"
 #include "stream_kinds.cuh"
 #include "stream_ordered_free.cuh"
 #include "stream_resources.hpp"

@@ -15,7 +15,7 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
-#include "stream_kernels.cuh"
+#include "given/stream_kernels.cuh"
 
 namespace lab03::harness {
 inline namespace CUDALAB_BACKEND {

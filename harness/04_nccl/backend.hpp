@@ -1,9 +1,9 @@
 // Lab 04 behind one interface, whichever backend runs it.
 //
-// backend_emu.cpp (host compiler: ranks as host threads over the emulator's
-// virtual devices, one per rank, and the emulator's NCCL) and backend_gpu.cu
-// (nvcc: simulated ranks as streams of one GPU, and real NCCL over one GPU
-// per rank) both include the lab's files and implement Backend. Each call
+// backend_impl.hpp, built by the host compiler (ranks as host threads over
+// the emulator's virtual devices, one per rank, and the emulator's NCCL) and
+// by nvcc (simulated ranks as streams of one GPU, and real NCCL over one GPU
+// per rank), includes the lab's files and implements Backend. Each call
 // runs one collective on `ranks` ranks with the student's code and returns
 // every rank's output and the bytes each rank sent to each peer.
 #pragma once

@@ -1,5 +1,5 @@
-// Lab 04's Backend, written once and compiled twice (backend_gpu.cu by nvcc,
-// backend_emu.cpp by the host compiler) inside the inline namespace
+// Lab 04's Backend, written once and compiled twice (by nvcc and by the
+// host compiler, in units cmake/CudalabLab.cmake generates) inside the inline namespace
 // CUDALAB_BACKEND. Each call gives every rank its buffers on its device,
 // runs the student's code on every rank (a host thread each), and reads the
 // ranks' outputs and traffic back.

@@ -1,6 +1,6 @@
-// Lab 05's Backend, written once and compiled three times (backend_gpu.cu by
-// nvcc, backend_emu.cpp by the host compiler for the emulator and again for
-// the tile interpreter) inside the inline namespace CUDALAB_BACKEND. Each
+// Lab 05's Backend, written once and compiled three times (by nvcc, and by
+// the host compiler for the emulator and again for the tile interpreter, in
+// units cmake/CudalabLab.cmake generates) inside the inline namespace CUDALAB_BACKEND. Each
 // call copies its inputs to the device, runs the lab's host function on
 // device pointers (call_on_output) and copies the result back.
 #pragma once
@@ -181,4 +181,32 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
 };
 
 }  // namespace CUDALAB_BACKEND
+
+// What the benchmark times (bench_main.cu): the lab's host functions on
+// device pointers, as the GPU build compiled them.
+#if defined(__CUDACC__) && !CUDALAB_REFERENCE
+namespace {
+
+void softmax_on_device(const float* x, int rows, int columns, float* out) {
+  lab05::softmax(x, rows, columns, columns, out, columns);
+}
+
+void matmul_on_device(const void* a, const void* b, float* c, int m, int n, int k, int group_m) {
+  const auto* a_half = static_cast<const __half*>(a);
+  const auto* b_half = static_cast<const __half*>(b);
+  if (group_m > 0) {
+    lab05::matmul_grouped(a_half, b_half, c, m, n, k, group_m);
+  } else {
+    lab05::matmul(a_half, b_half, c, m, n, k);
+  }
+}
+
+}  // namespace
+
+DeviceFunctions gpu_device_functions() {
+  return {lab05::add, lab05::fused_activation, lab05::unfused_activation, softmax_on_device,
+          matmul_on_device};
+}
+#endif
+
 }  // namespace lab05::harness

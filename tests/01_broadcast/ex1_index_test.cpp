@@ -9,9 +9,6 @@
 namespace lab01::testing {
 namespace {
 
-const bool titled =
-    cudalab::harness::describe_exercise(1, "the global thread index (lecture kernel, 2-D grid)");
-
 class Ex1Index : public OnBackend {
  protected:
   // Runs the kernel on `launch` and checks the result against the CPU.

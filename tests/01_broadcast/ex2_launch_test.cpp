@@ -17,9 +17,6 @@
 namespace lab01::testing {
 namespace {
 
-const bool titled =
-    cudalab::harness::describe_exercise(2, "a launch configuration for any size and block size");
-
 class Ex2Launch : public OnBackend {
  protected:
   // The student's launch shape with the reference kernel. Zero elements go

@@ -11,8 +11,6 @@
 namespace lab01::testing {
 namespace {
 
-const bool titled = cudalab::harness::describe_exercise(3, "coalesced stores");
-
 class Ex3Coalesced : public OnBackend {
  protected:
   // The student's kernel on the reference's launch shape. Zero elements go

@@ -13,9 +13,6 @@
 namespace lab01::testing {
 namespace {
 
-const bool titled =
-    cudalab::harness::describe_exercise(4, "broadcasting add, up to 4-D, fp32 and fp16");
-
 using harness::to_string;
 
 std::vector<std::size_t> dims(const Shape& shape) {

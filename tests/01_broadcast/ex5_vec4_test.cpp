@@ -11,9 +11,6 @@
 namespace lab01::testing {
 namespace {
 
-const bool titled =
-    cudalab::harness::describe_exercise(5, "16-byte (float4) accesses, tails and alignment");
-
 // The classic mistake of this exercise, in its words: a float4 access whose
 // address is not a multiple of 16 bytes (the GPU stops the kernel with
 // cudaErrorMisalignedAddress; the emulator reports it the same way).

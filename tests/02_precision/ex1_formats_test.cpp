@@ -33,9 +33,6 @@ using cudalab::harness::nothing_written_outside;
 using cudalab::harness::Observation;
 using cudalab::harness::ran;
 
-const bool titled =
-    cudalab::harness::describe_exercise(1, "fp32 to fp16, bf16 and TF32, bit by bit");
-
 using OnBackend = cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
                                               harness::make_gpu_backend>;
 

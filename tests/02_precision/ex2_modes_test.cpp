@@ -37,8 +37,6 @@ namespace numerics = cudalab::numerics;
 using OnBackend = cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
                                               harness::make_gpu_backend>;
 
-const bool titled = cudalab::harness::describe_exercise(2, "cuBLAS modes: one GEMM, five ways");
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 bool fp16_output(GemmMode mode) { return mode == GemmMode::fp16_fp16_accumulate; }

@@ -48,10 +48,6 @@ using OnBackend =
                                 harness::make_gpu_backend, harness::make_reference_emulator_backend,
                                 harness::make_reference_gpu_backend>;
 
-const bool titled = cudalab::harness::describe_exercise(3,
-                                                        "error vs K: the exact product and "
-                                                        "the normwise relative error");
-
 class Ex3ErrorVsK : public OnBackend {};
 
 std::size_t at(int row, int column, int columns) {

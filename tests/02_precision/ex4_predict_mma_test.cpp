@@ -33,9 +33,6 @@ using cudalab::harness::nothing_written_outside;
 using cudalab::harness::Observation;
 using cudalab::harness::ran;
 
-const bool titled =
-    cudalab::harness::describe_exercise(4, "predict the tensor core: one mma K-block, bit for bit");
-
 using OnBackend = cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
                                               harness::make_gpu_backend>;
 

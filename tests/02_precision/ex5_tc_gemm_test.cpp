@@ -31,8 +31,6 @@ using cudalab::harness::nothing_written_outside;
 using cudalab::harness::Observation;
 using cudalab::harness::ran;
 
-const bool titled = cudalab::harness::describe_exercise(5, "A tensor-core GEMM on mma.sync");
-
 using OnBackend = cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
                                               harness::make_gpu_backend>;
 

@@ -32,8 +32,6 @@ namespace nx = cudalab::numerics;
 using cudalab::harness::note;
 using cudalab::harness::ran;
 
-const bool titled = cudalab::harness::describe_exercise(6, "Round before you multiply");
-
 using OnBackend =
     cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
                                 harness::make_gpu_backend, harness::make_reference_emulator_backend,

@@ -25,8 +25,6 @@ namespace {
 
 using cudalab::harness::ran;
 
-const bool titled = cudalab::harness::describe_exercise(1, "Stream kinds");
-
 constexpr StreamKind kinds[] = {StreamKind::blocking, StreamKind::non_blocking,
                                 StreamKind::per_thread};
 constexpr double kSpinMs = 20.0;

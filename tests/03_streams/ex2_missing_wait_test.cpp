@@ -18,8 +18,6 @@ namespace {
 
 using cudalab::harness::ran;
 
-const bool titled = cudalab::harness::describe_exercise(2, "The missing wait");
-
 constexpr int kCount = 100003;  // a prime: no multiple of any block size
 
 class Ex2MissingWait : public OnBackend {};

@@ -30,9 +30,6 @@ namespace {
 
 using cudalab::harness::ran;
 
-const bool titled =
-    cudalab::harness::describe_exercise(3, "A caching allocator with record_stream");
-
 constexpr int kCount = 4099;  // A's floats: a prime, not a multiple of the 512-byte rounding
 
 class Ex3CachingAllocator : public OnBackend {

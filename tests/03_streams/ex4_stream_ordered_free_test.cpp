@@ -16,8 +16,6 @@ namespace {
 
 using cudalab::harness::ran;
 
-const bool titled = cudalab::harness::describe_exercise(4, "Stream-ordered allocation");
-
 constexpr int kCount = 100003;
 
 class Ex4StreamOrderedFree : public OnBackend {};

@@ -25,8 +25,6 @@ namespace {
 
 using cudalab::harness::ran;
 
-const bool titled = cudalab::harness::describe_exercise(5, "Copy/compute overlap");
-
 // What compute_kernel gives: fmaf rounds once, as the GPU's FMA does.
 std::vector<float> expected_output(const std::vector<float>& in, int iterations) {
   std::vector<float> out(in.size());

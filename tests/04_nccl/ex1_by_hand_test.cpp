@@ -9,8 +9,6 @@
 namespace lab04 {
 namespace {
 
-const bool titled = cudalab::harness::describe_exercise(1, "The four collectives by hand");
-
 class Ex1ByHand : public OnBackend {
  protected:
   void check_all(Collective which) {

@@ -10,8 +10,6 @@
 namespace lab04 {
 namespace {
 
-const bool titled = cudalab::harness::describe_exercise(2, "The NCCL API");
-
 class Ex2NcclApi : public OnBackend {
  protected:
   void check_all(Collective which) {

@@ -9,8 +9,6 @@
 namespace lab04 {
 namespace {
 
-const bool titled = cudalab::harness::describe_exercise(3, "Bandwidth arithmetic");
-
 class Ex3Bandwidth : public OnBackend {};
 
 TEST_P(Ex3Bandwidth, Ex3_MessageBytesFollowNcclTests) {

@@ -20,8 +20,6 @@ namespace {
 
 using harness::RingStop;
 
-const bool titled = cudalab::harness::describe_exercise(4, "Ring all-reduce");
-
 using harness::ring_chunk_begin;
 
 class Ex4Ring : public OnBackend {

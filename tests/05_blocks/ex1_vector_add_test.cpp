@@ -22,8 +22,6 @@ using cudalab::harness::nothing_written_outside;
 using cudalab::harness::ran;
 using cudalab::harness::RunOptions;
 
-const bool titled = cudalab::harness::describe_exercise(1, "Vector add and a fused activation");
-
 constexpr int kLengths[] = {1, 97, 1024, 98432, (1 << 20) + 3};
 
 std::vector<float> nans(std::size_t n) {

@@ -25,8 +25,6 @@ using cudalab::harness::nothing_written_outside;
 using cudalab::harness::ran;
 using cudalab::harness::RunOptions;
 
-const bool titled = cudalab::harness::describe_exercise(2, "Masks and other");
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 std::string shape_text(int rows, int columns) {

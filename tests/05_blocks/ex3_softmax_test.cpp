@@ -27,8 +27,6 @@ using cudalab::harness::nothing_written_outside;
 using cudalab::harness::ran;
 using cudalab::harness::RunOptions;
 
-const bool titled = cudalab::harness::describe_exercise(3, "Row softmax");
-
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kUntouched = 7.0f;
 

@@ -27,8 +27,6 @@ using cudalab::harness::Observation;
 using cudalab::harness::ran;
 using cudalab::harness::RunOptions;
 
-const bool titled = cudalab::harness::describe_exercise(4, "A tiled matmul");
-
 struct Shape {
   int m, n, k;
   std::string what() const {

@@ -22,8 +22,6 @@ namespace {
 using cudalab::harness::ran;
 using harness::Ordering;
 
-const bool titled = cudalab::harness::describe_exercise(5, "Grouped ordering");
-
 // Triton's tutorial 03, spelled out independently of the lab's code.
 std::pair<int, int> triton_tile(int pid, int grid_m, int grid_n, int group_m) {
   const int group_id = pid / (group_m * grid_n);

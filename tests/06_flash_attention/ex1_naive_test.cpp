@@ -28,8 +28,6 @@ using cudalab::harness::Observation;
 using cudalab::harness::ran;
 using cudalab::harness::RunOptions;
 
-const bool titled = cudalab::harness::describe_exercise(1, "Naive attention in three kernels");
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 class Ex1Naive : public OnBackend {

@@ -28,8 +28,6 @@ namespace {
 using cudalab::harness::nothing_written_outside;
 using cudalab::harness::ran;
 
-const bool titled = cudalab::harness::describe_exercise(2, "Online softmax in one pass");
-
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kUntouched = 7.0f;
 

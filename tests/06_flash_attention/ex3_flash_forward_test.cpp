@@ -37,8 +37,6 @@ using cudalab::harness::Observation;
 using cudalab::harness::ran;
 using cudalab::harness::RunOptions;
 
-const bool titled = cudalab::harness::describe_exercise(3, "Fused forward (FA2 order)");
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 class Ex3Flash : public OnBackend {

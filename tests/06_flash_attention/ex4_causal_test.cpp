@@ -25,8 +25,6 @@ using cudalab::harness::Observation;
 using cudalab::harness::ran;
 using cudalab::harness::RunOptions;
 
-const bool titled = cudalab::harness::describe_exercise(4, "Causal mask");
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr int kLengths[] = {1, 16, 17, 33, 100, 257};
 

@@ -38,8 +38,6 @@ using cudalab::harness::RunOptions;
 using cudalab::numerics::bf16_bits_to_fp32;
 using cudalab::numerics::fp32_to_bf16_bits;
 
-const bool titled = cudalab::harness::describe_exercise(5, "Tensor cores and bf16");
-
 constexpr std::uint16_t kBf16NaN = 0x7fc0;
 
 // What o and L hold before a call: values no correct result can have

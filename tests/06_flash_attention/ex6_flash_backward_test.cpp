@@ -44,8 +44,6 @@ using cudalab::harness::RunOptions;
 using harness::AttentionGradients;
 using harness::reference_attention_backward;
 
-const bool titled = cudalab::harness::describe_exercise(6, "Backward pass (stretch)");
-
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // A gradient's tolerance: |actual - expected| <= 5e-5 max|expected| + 1e-6

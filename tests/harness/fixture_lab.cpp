@@ -80,15 +80,6 @@ class Fixture : public OnBackend {
   }
 };
 
-const bool titled = cudalab::harness::describe_exercise(1, "right") &&
-                    cudalab::harness::describe_exercise(2, "crashes in a kernel") &&
-                    cudalab::harness::describe_exercise(3, "never ends") &&
-                    cudalab::harness::describe_exercise(4, "right values from a racy kernel") &&
-                    cudalab::harness::describe_exercise(5, "right values from unordered streams") &&
-                    cudalab::harness::describe_exercise(6, "a local array too large") &&
-                    cudalab::harness::describe_exercise(7, "NaN everywhere") &&
-                    cudalab::harness::describe_exercise(8, "an index bug");
-
 TEST_P(Fixture, Ex1_Right) {
   expect_42("copy");
   cudalab::harness::note("a note from exercise 1");

@@ -29,6 +29,8 @@ VERDICTS = {
         exercise(4, "FAIL", "2 of 9 tests fail",
                  "".join(f"  line {i}: " + "x" * 60 + "\n" for i in range(200))),
         exercise(5, "SKIP", "no test ran on this backend"),
+        # Graded by a test report instead (lab 01's pytest cases).
+        exercise(6, "SKIP", "not run here: ./lab grade runs its pytest cases"),
     ],
 }
 
@@ -45,16 +47,28 @@ E   AssertionError: wrong
 
 
 class GradeTest(unittest.TestCase):
-    def grade(self):
+    def grade(self, with_junit=True):
         with tempfile.TemporaryDirectory() as tmp:
             verdicts = pathlib.Path(tmp, "verdicts.json")
             verdicts.write_text(json.dumps(VERDICTS))
             junit = pathlib.Path(tmp, "op.xml")
             junit.write_text(JUNIT)
             out = pathlib.Path(tmp, "results.json")
-            run = subprocess.run([sys.executable, str(GRADE), f"01={verdicts}", f"01:6={junit}",
-                                  "--out", str(out)], check=True, capture_output=True, text=True)
+            reports = [f"01={verdicts}"] + ([f"01:6={junit}"] if with_junit else [])
+            run = subprocess.run([sys.executable, str(GRADE), *reports, "--out", str(out)],
+                                 check=True, capture_output=True, text=True)
             return run.stdout, json.loads(out.read_text())
+
+    def test_a_test_report_takes_the_place_of_not_run_here(self):
+        _, results = self.grade()
+        sixes = [t for t in results["tests"] if t["name"].startswith("lab 01 exercise 6")]
+        self.assertEqual(len(sixes), 1)
+        self.assertEqual(sixes[0]["name"], "lab 01 exercise 6: title 6")
+        self.assertTrue(sixes[0]["output"].startswith("FAIL:"))
+        # Without the report the exercise still counts, with no points and why.
+        table, results = self.grade(with_junit=False)
+        self.assertRegex(table, r"total\s+10/60")
+        self.assertIn("not run here", results["tests"][5]["output"])
 
     def test_table_names_every_state(self):
         table, _ = self.grade()

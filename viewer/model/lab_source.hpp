@@ -122,6 +122,9 @@ class LabSource {
 // Every lab this build of the viewer lists, in ladder order
 // (defined by the registry generated from viewer/labs/).
 std::vector<std::unique_ptr<LabSource>> available_labs();
+// The views lab `number`'s descriptor names (harness/NN_name/lab.json), in
+// tab order: what a lab's views() returns (the same registry).
+std::vector<View> views_in_descriptor(const std::string& number);
 
 bool shows(const LabSource& lab, View view);
 

@@ -42,9 +42,7 @@ class Lab01Source final : public LabSource {
         {"ex5 float4", "broadcast_sum_vec4: 16-byte accesses", false},
     };
   }
-  std::vector<View> views() const override {
-    return {View::kIndexing, View::kCoalescing, View::kBars};
-  }
+  std::vector<View> views() const override { return views_in_descriptor("01"); }
   std::vector<Parameter> parameters() const override {
     const auto most = static_cast<std::int64_t>(kMaxElements);
     return {{"rows", "rows (x)", 1, most, 64}, {"cols", "cols (y)", 1, most, 100}};

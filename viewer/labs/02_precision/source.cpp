@@ -81,9 +81,7 @@ class Lab02Source final : public LabSource {
          {View::kBitLayout, View::kFragments, View::kErrors}},
     };
   }
-  std::vector<View> views() const override {
-    return {View::kBitLayout, View::kFragments, View::kErrors, View::kBars};
-  }
+  std::vector<View> views() const override { return views_in_descriptor("02"); }
   std::vector<Parameter> parameters() const override {
     return {{"value_bits", "value (fp32 bits)", 0, 0xffffffffLL, 0x3f801000LL},
             {"mma_k", "mma k (16: fp16/bf16, 8: tf32)", 8, 16, 16},

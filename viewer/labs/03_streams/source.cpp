@@ -101,7 +101,7 @@ class Lab03Source final : public LabSource {
          false},
     };
   }
-  std::vector<View> views() const override { return {View::kTimeline, View::kBars}; }
+  std::vector<View> views() const override { return views_in_descriptor("03"); }
   std::vector<Parameter> parameters() const override {
     return {{"schedule", "schedule (0 adversarial, -1 fifo, N: seed N)", -1, 2147483647, 0}};
   }

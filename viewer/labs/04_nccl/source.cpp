@@ -141,9 +141,7 @@ class Lab04Source final : public LabSource {
          false, kRunViews},
     };
   }
-  std::vector<View> views() const override {
-    return {View::kTimeline, View::kTraffic, View::kErrors, View::kBars};
-  }
+  std::vector<View> views() const override { return views_in_descriptor("04"); }
   std::vector<Parameter> parameters() const override {
     return {{"ranks", "ranks", 1, 8, 4},
             {"count", "count", 1, 1 << 20, 1001},

@@ -55,9 +55,7 @@ class Lab05Source final : public LabSource {
          {View::kCoalescing}},
     };
   }
-  std::vector<View> views() const override {
-    return {View::kTiles, View::kCoalescing, View::kBars};
-  }
+  std::vector<View> views() const override { return views_in_descriptor("05"); }
   std::vector<Parameter> parameters() const override {
     return {{"m", "m (rows of A, C)", 1, kMaxMatrixSide, 300},
             {"n", "n (columns of B, C)", 1, kMaxMatrixSide, 440},

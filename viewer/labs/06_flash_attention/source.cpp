@@ -111,7 +111,7 @@ class Lab06Source final : public LabSource {
         {"naive (causal)", "ex1 with the mask (bytes only)", false, {View::kTraffic}},
     };
   }
-  std::vector<View> views() const override { return {View::kTiles, View::kTraffic, View::kBars}; }
+  std::vector<View> views() const override { return views_in_descriptor("06"); }
   std::vector<Parameter> parameters() const override {
     return {{"n", "n (sequence length)", 1, kMaxN, 200},
             {"d", "d (head dim: 32, 64, 128)", 32, 128, 64},

@@ -1,10 +1,10 @@
 // What a lab's tests tell the people reading their results besides pass or
 // fail, collected per test: notes for `./lab run` ("stores: 4.00 sectors per
-// warp request"), the emulator reports of the calls a test made, and the
-// one-line title of each exercise. Backend-free and GoogleTest-free.
+// warp request") and the emulator reports of the calls a test made. (Each
+// exercise's title comes from the lab's descriptor, harness/NN_name/lab.json.)
+// Backend-free and GoogleTest-free.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -19,10 +19,5 @@ std::vector<std::string> take_notes();
 // of each call, with a count). OnBackend fails a test that leaves any.
 void add_emulator_reports(const std::vector<std::string>& reports, std::size_t count);
 std::vector<std::string> take_emulator_reports();
-
-// Registers exercise k's title for `./lab run`; returns true so that a test
-// file can write `const bool titled = describe_exercise(3, "coalesced stores");`.
-bool describe_exercise(int exercise, std::string title);
-const std::map<int, std::string>& exercise_titles();
 
 }  // namespace cudalab::harness

@@ -9,8 +9,6 @@
 namespace lab00 {
 namespace {
 
-const bool titled = cudalab::harness::describe_exercise(1, "y = alpha * x");
-
 using OnBackend = cudalab::harness::OnBackend<harness::Backend, harness::make_emulator_backend,
                                               harness::make_gpu_backend>;
 class Ex1Scale : public OnBackend {};
