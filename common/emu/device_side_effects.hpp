@@ -40,7 +40,7 @@ void device_work_ends();
 void host_synchronised(int device, bool all_of_device);
 // cudaFree of a managed allocation: it leaves the managed set.
 void forget_managed(const void* ptr);
-// True when `device` has queued operations not yet run (streams.cpp).
+// True when `device` has queued operations not yet run (stream_scheduler.cpp).
 bool device_has_queued_work(int device);
 
 }  // namespace cudalab::emu::detail

@@ -1,5 +1,5 @@
 // The CUDA runtime API subset, on host memory standing in for device memory:
-// memory, copies, errors and devices (streams and events: streams.cpp).
+// memory, copies, errors and devices (streams and events: streams.cpp, events.cpp).
 #include "cudalab/emu/runtime.hpp"
 
 #include <unistd.h>

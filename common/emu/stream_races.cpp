@@ -1,6 +1,6 @@
 // The race checker between streams: two operations that ran on different
-// streams with no happens-before edge between them (streams.cpp decides
-// that) race when they touch a common byte and one of them writes it.
+// streams with no happens-before edge between them (stream_model.cpp
+// decides that) race when they touch a common byte and one of them writes it.
 #include <algorithm>
 #include <initializer_list>
 #include <set>

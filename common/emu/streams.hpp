@@ -1,5 +1,6 @@
-// Internal to the emulator library: the device model's queues (streams.cpp)
-// and the race checker between streams (stream_races.cpp).
+// Internal to the emulator library: what the rest of the library sees of the
+// device model (its queues, clocks and capture: stream_model.hpp lists the
+// files) and the race checker between streams (stream_races.cpp).
 #pragma once
 
 #include <driver_types.h>
@@ -136,7 +137,7 @@ bool query_stream(cudaStream_t stream);
 // streams' and events' handles are invalid and its peer access is disabled.
 void reset_device();
 
-// ---- stream capture (streams.cpp) and graphs (graphs.cpp) -------------------------
+// ---- stream capture (stream_capture.cpp) and graphs (graphs.cpp) ------------------
 
 // One node of a captured graph: the operation as it was issued (work.stream:
 // the stream it was captured on), and the nodes it depends on (indices of

@@ -18,6 +18,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "cudalab/emu/runtime.hpp"
+
 namespace cudalab::emu {
 
 // What the GPU gives a module's __constant__ variables (cudaDeviceProp::totalConstMem).
@@ -118,8 +120,9 @@ const ConstantVariable* variable_of(const T& symbol) noexcept {
 }
 }  // namespace detail
 
-// CUDA's C API takes the symbol as `const void*` and its C++ overloads
-// (cuda_runtime.h) as `const T&`; both are here.
+// CUDA's C API takes the symbol as `const void*` (declared from the table
+// runtime_api.def, in runtime.hpp) and its C++ overloads (cuda_runtime.h) as
+// `const T&`: these templates, the table's rows for this header.
 template <class T>
 cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, std::size_t count,
                                std::size_t offset = 0,
@@ -158,22 +161,5 @@ template <class T>
 cudaError_t cudaGetSymbolSize(std::size_t* size, const T& symbol) {
   return detail::get_symbol_size(size, detail::variable_of(symbol), std::addressof(symbol));
 }
-
-// The C forms: `symbol` is the address of a __device__ variable or of a
-// device's copy of a __constant__ one (`(const void*)&table` in host code).
-cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, std::size_t count,
-                               std::size_t offset = 0,
-                               cudaMemcpyKind kind = cudaMemcpyHostToDevice);
-cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, std::size_t count,
-                                    std::size_t offset, cudaMemcpyKind kind,
-                                    cudaStream_t stream = nullptr);
-cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, std::size_t count,
-                                 std::size_t offset = 0,
-                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
-cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, std::size_t count,
-                                      std::size_t offset, cudaMemcpyKind kind,
-                                      cudaStream_t stream = nullptr);
-cudaError_t cudaGetSymbolAddress(void** address, const void* symbol);
-cudaError_t cudaGetSymbolSize(std::size_t* size, const void* symbol);
 
 }  // namespace cudalab::emu

@@ -35,9 +35,10 @@ inline constexpr int kCooperativeMultiprocessors = 132;
 // kernel runs): the GPU's figure can be lower, never higher.
 int max_active_blocks_per_multiprocessor(int threads, std::size_t dynamic_shared_bytes) noexcept;
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* kernel,
-                                                          int block_size,
-                                                          std::size_t dynamic_shared_bytes);
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor(int*, const void*, int,
+// std::size_t) is declared from the table runtime_api.def (runtime.hpp); the
+// typed overloads below and cudaLaunchCooperativeKernel are its rows for
+// this header.
 template <class... Params>
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void (*kernel)(Params...),
                                                           int block_size,

@@ -14,6 +14,8 @@
 
 #include <cstddef>
 
+#include "cudalab/emu/runtime.hpp"
+
 namespace cudalab::emu {
 
 // In a kernel: the number of arguments the format names, as CUDA's printf
@@ -21,11 +23,7 @@ namespace cudalab::emu {
 // is full and the record is dropped. In host code: what vprintf returns.
 int device_printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
-// cudaLimitPrintfFifoSize (8.25 MiB by default, as on an H100, per device; cudaErrorInvalidValue
-// once a kernel that called printf ran, until cudaDeviceReset, as on the GPU),
-// cudaLimitStackSize and cudaLimitMallocHeapSize (kept and reported, with no
-// effect on the emulator); any other limit: cudaErrorUnsupportedLimit.
-cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value);
-cudaError_t cudaDeviceGetLimit(std::size_t* value, cudaLimit limit);
+// cudaDeviceSetLimit and cudaDeviceGetLimit (the printf FIFO's size among
+// the limits) are declared from the table runtime_api.def, in runtime.hpp.
 
 }  // namespace cudalab::emu

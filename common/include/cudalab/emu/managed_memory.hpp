@@ -11,24 +11,15 @@
 
 #include <cstddef>
 
+#include "cudalab/emu/runtime.hpp"
+
 namespace cudalab::emu {
 
-// flags: cudaMemAttachGlobal or cudaMemAttachHost; anything else, or 0
-// bytes, is cudaErrorInvalidValue. Freed by cudaFree. The memory reads as
-// zeros, as fresh managed pages do on the GPU.
-cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes,
-                              unsigned int flags = cudaMemAttachGlobal);
+// cudaMallocManaged, cudaMemPrefetchAsync and cudaMemAdvise are declared from
+// the table runtime_api.def (runtime.hpp); here, the typed overload it names.
 template <class T>
 cudaError_t cudaMallocManaged(T** ptr, std::size_t bytes,
                               unsigned int flags = cudaMemAttachGlobal) {
   return ::cudalab::emu::cudaMallocManaged(reinterpret_cast<void**>(ptr), bytes, flags);
 }
-// CUDA 13's signatures (a cudaMemLocation, not a device ordinal). Both check
-// their arguments as the GPU does and change nothing else: the emulator has
-// one memory. A prefetch is an operation of `stream`, ordered as a copy is.
-cudaError_t cudaMemPrefetchAsync(const void* ptr, std::size_t bytes, cudaMemLocation location,
-                                 unsigned int flags, cudaStream_t stream = nullptr);
-cudaError_t cudaMemAdvise(const void* ptr, std::size_t bytes, cudaMemoryAdvise advice,
-                          cudaMemLocation location);
-
 }  // namespace cudalab::emu

@@ -18,10 +18,10 @@
 //     (__hfma, hexp, h2sqrt, __half2int_rn, ...: half_math.hpp).
 //   * device printf and assert, managed memory and the device limits
 //     (device_printf.hpp, managed_memory.hpp; docs/emulator.md).
-//   * the runtime API subset of runtime.hpp under CUDA's names (macros),
-//     stream capture and graph launch among it;
+//   * the runtime API subset of the table runtime_api.def under CUDA's names
+//     (macros), stream capture and graph launch among it;
 //     every other runtime function (cudaIpcGetMemHandle, cudaGraphAddKernelNode, ...)
-//     is a compile error naming it (the generated runtime_not_provided.hpp).
+//     is a compile error naming it (the generated runtime_api_rename.hpp).
 //
 // Shared memory:
 //   * In a file rewritten by tools/emu_rewrite.py (every lab file, through
@@ -61,30 +61,8 @@
 // they are undone here, before the emulator declares its own (one function
 // each), and stream 0 means the calling host
 // thread's default stream, for the whole process (docs/emulator.md).
-#undef cudaMemcpy
-#undef cudaMemcpyAsync
-#undef cudaMemset
-#undef cudaMemsetAsync
-#undef cudaStreamSynchronize
-#undef cudaStreamQuery
-#undef cudaStreamWaitEvent
-#undef cudaEventRecord
-#undef cudaLaunchHostFunc
-#undef cudaGraphLaunch
-#undef cudaStreamBeginCapture
-#undef cudaStreamEndCapture
-#undef cudaStreamIsCapturing
-#undef cudaMallocAsync
-#undef cudaFreeAsync
-#undef cudaMemcpyToSymbol
-#undef cudaMemcpyFromSymbol
-#undef cudaMemcpyToSymbolAsync
-#undef cudaMemcpyFromSymbolAsync
-#undef cudaMemcpy2D
-#undef cudaMemcpy2DAsync
-#undef cudaMemset2D
-#undef cudaMemset2DAsync
-#undef cudaMemPrefetchAsync
+// (Every name runtime_api.def provides: a list generated from the table.)
+#include "cudalab/emu/runtime_api_undef.hpp"
 namespace cudalab::emu::detail {
 bool make_stream_zero_per_thread() noexcept;
 inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
@@ -144,84 +122,23 @@ using namespace ::cudalab::emu::device_api;
 #define __launch_bounds__(...)
 
 // ---- runtime API --------------------------------------------------------------------
-#define cudaMalloc ::cudalab::emu::cudaMalloc
-#define cudaFree ::cudalab::emu::cudaFree
-#define cudaMemcpy ::cudalab::emu::cudaMemcpy
-#define cudaMemcpyAsync ::cudalab::emu::cudaMemcpyAsync
-#define cudaMemset ::cudalab::emu::cudaMemset
-#define cudaMemsetAsync ::cudalab::emu::cudaMemsetAsync
-#define cudaGetLastError ::cudalab::emu::cudaGetLastError
-#define cudaPeekAtLastError ::cudalab::emu::cudaPeekAtLastError
-#define cudaGetErrorString ::cudalab::emu::cudaGetErrorString
-#define cudaGetErrorName ::cudalab::emu::cudaGetErrorName
-#define cudaDeviceSynchronize ::cudalab::emu::cudaDeviceSynchronize
-#define cudaStreamSynchronize ::cudalab::emu::cudaStreamSynchronize
-#define cudaDeviceReset ::cudalab::emu::cudaDeviceReset
-#define cudaGetDeviceCount ::cudalab::emu::cudaGetDeviceCount
-#define cudaGetDevice ::cudalab::emu::cudaGetDevice
-#define cudaSetDevice ::cudalab::emu::cudaSetDevice
-#define cudaGetDeviceProperties ::cudalab::emu::cudaGetDeviceProperties
-#define cudaDeviceGetAttribute ::cudalab::emu::cudaDeviceGetAttribute
-#define cudaDeviceCanAccessPeer ::cudalab::emu::cudaDeviceCanAccessPeer
-#define cudaDeviceEnablePeerAccess ::cudalab::emu::cudaDeviceEnablePeerAccess
-#define cudaDeviceDisablePeerAccess ::cudalab::emu::cudaDeviceDisablePeerAccess
-#define cudaMemcpyPeer ::cudalab::emu::cudaMemcpyPeer
-#define cudaMemcpyPeerAsync ::cudalab::emu::cudaMemcpyPeerAsync
-#define cudaPointerGetAttributes ::cudalab::emu::cudaPointerGetAttributes
-#define cudaFuncSetAttribute ::cudalab::emu::cudaFuncSetAttribute
-#define cudaDeviceSetLimit ::cudalab::emu::cudaDeviceSetLimit
-#define cudaDeviceGetLimit ::cudalab::emu::cudaDeviceGetLimit
-#define cudaMallocManaged ::cudalab::emu::cudaMallocManaged
-#define cudaMemPrefetchAsync ::cudalab::emu::cudaMemPrefetchAsync
-#define cudaMemAdvise ::cudalab::emu::cudaMemAdvise
-#define cudaMallocHost ::cudalab::emu::cudaMallocHost
-#define cudaHostAlloc ::cudalab::emu::cudaHostAlloc
-#define cudaFreeHost ::cudalab::emu::cudaFreeHost
-#define cudaMallocAsync ::cudalab::emu::cudaMallocAsync
-#define cudaFreeAsync ::cudalab::emu::cudaFreeAsync
-#define cudaMemcpyToSymbol ::cudalab::emu::cudaMemcpyToSymbol
-#define cudaMemcpyToSymbolAsync ::cudalab::emu::cudaMemcpyToSymbolAsync
-#define cudaMemcpyFromSymbol ::cudalab::emu::cudaMemcpyFromSymbol
-#define cudaMemcpyFromSymbolAsync ::cudalab::emu::cudaMemcpyFromSymbolAsync
-#define cudaGetSymbolAddress ::cudalab::emu::cudaGetSymbolAddress
-#define cudaGetSymbolSize ::cudalab::emu::cudaGetSymbolSize
-#define cudaMallocPitch ::cudalab::emu::cudaMallocPitch
-#define cudaMemcpy2D ::cudalab::emu::cudaMemcpy2D
-#define cudaMemcpy2DAsync ::cudalab::emu::cudaMemcpy2DAsync
-#define cudaMemset2D ::cudalab::emu::cudaMemset2D
-#define cudaMemset2DAsync ::cudalab::emu::cudaMemset2DAsync
-#define cudaStreamCreate ::cudalab::emu::cudaStreamCreate
-#define cudaStreamCreateWithFlags ::cudalab::emu::cudaStreamCreateWithFlags
-#define cudaStreamDestroy ::cudalab::emu::cudaStreamDestroy
-#define cudaStreamQuery ::cudalab::emu::cudaStreamQuery
-#define cudaStreamWaitEvent ::cudalab::emu::cudaStreamWaitEvent
-#define cudaLaunchHostFunc ::cudalab::emu::cudaLaunchHostFunc
-#define cudaStreamBeginCapture ::cudalab::emu::cudaStreamBeginCapture
-#define cudaStreamEndCapture ::cudalab::emu::cudaStreamEndCapture
-#define cudaStreamIsCapturing ::cudalab::emu::cudaStreamIsCapturing
-#define cudaGraphInstantiate ::cudalab::emu::cudaGraphInstantiate
-#define cudaGraphInstantiateWithFlags ::cudalab::emu::cudaGraphInstantiateWithFlags
-#define cudaGraphLaunch ::cudalab::emu::cudaGraphLaunch
-#define cudaGraphExecDestroy ::cudalab::emu::cudaGraphExecDestroy
-#define cudaGraphDestroy ::cudalab::emu::cudaGraphDestroy
-#define cudaGraphGetNodes ::cudalab::emu::cudaGraphGetNodes
-#define cudaEventCreate ::cudalab::emu::cudaEventCreate
-#define cudaEventCreateWithFlags ::cudalab::emu::cudaEventCreateWithFlags
-#define cudaEventDestroy ::cudalab::emu::cudaEventDestroy
-#define cudaEventRecord ::cudalab::emu::cudaEventRecord
-#define cudaEventSynchronize ::cudalab::emu::cudaEventSynchronize
-#define cudaEventQuery ::cudalab::emu::cudaEventQuery
-#define cudaEventElapsedTime ::cudalab::emu::cudaEventElapsedTime
-#define cudaOccupancyMaxActiveBlocksPerMultiprocessor \
-  ::cudalab::emu::cudaOccupancyMaxActiveBlocksPerMultiprocessor
-#define cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags \
-  ::cudalab::emu::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
+// Each name of the table runtime_api.def (declared in runtime.hpp) is mapped
+// onto cudalab::emu by a macro, `#define cudaMalloc ::cudalab::emu::cudaMalloc`;
+// every other runtime function is renamed to
+// <name>_is_not_provided_by_the_cudalab_emulator, so that calling it is a
+// compile error naming it. Without this, the call would link to the real
+// libcudart that the GPU backend of the same binary brings in, and fail far
+// from the cause on a machine without a GPU. Both lists are generated from
+// the table and the toolkit's headers when CMake configures
+// (common/emu/runtime_api.cmake), into the header included at the end.
+//
 // The Programming Guide passes the kernel as `(void*)my_kernel`, which would
-// lose the parameter types the emulator calls it with: CUDALAB_EMU_KERNEL_OF
+// lose the parameter types the emulator calls it with: a launch's macro (the
+// table's _LAUNCH rows: `#define cudaLaunchCooperativeKernel(kernel, ...)
+// ::cudalab::emu::cudaLaunchCooperativeKernel(CUDALAB_EMU_KERNEL_OF(kernel),
+// __VA_ARGS__)`) passes its kernel through CUDALAB_EMU_KERNEL_OF, which
 // drops a leading parenthesised cast and leaves any other spelling as it is
 // (the launch then fails to compile with a message if it is no kernel).
-#define cudaLaunchCooperativeKernel(kernel, ...) \
-  ::cudalab::emu::cudaLaunchCooperativeKernel(CUDALAB_EMU_KERNEL_OF(kernel), __VA_ARGS__)
 // (void*)k -> `1 k` and k -> `0 k`, through a probe that only a leading
 // parenthesis expands; the digit then names an empty macro.
 #define CUDALAB_EMU_KERNEL_OF(kernel)     \
@@ -235,14 +152,8 @@ using namespace ::cudalab::emu::device_api;
 #define CUDALAB_EMU_KERNEL_OF_0
 #define CUDALAB_EMU_KERNEL_OF_1
 
-// Every other runtime function is renamed to <name>_is_not_provided_by_the_cudalab_emulator,
-// so that calling it is a compile error naming it. Without this, the call would
-// link to the real libcudart that the GPU backend of the same binary brings in,
-// and fail far from the cause on a machine without a GPU. The list is generated
-// from the toolkit's headers when CMake configures (common/emu/runtime_not_provided.cmake).
-#if __has_include("cudalab/emu/runtime_not_provided.hpp")
-#include "cudalab/emu/runtime_not_provided.hpp"
+#if __has_include("cudalab/emu/runtime_api_rename.hpp")
+#include "cudalab/emu/runtime_api_rename.hpp"
 #else
-#error \
-    "cudalab/emu/runtime_not_provided.hpp is generated by CMake: link the target with cudalab::emu"
+#error "cudalab/emu/runtime_api_rename.hpp is generated by CMake: link the target with cudalab::emu"
 #endif
