@@ -61,6 +61,10 @@ cudalab_emu_jump_fcontext:
   # so the call frame information above describes it.
   movq %rsp, %rax
   movq %rdi, %rsp
+  # The resume address first, so the jump's target is known early (as
+  # Boost.Context's switch does it).
+  movq 0x38(%rsp), %r8
+  .cfi_register %rip, %r8
   ldmxcsr (%rsp)
   fldcw 0x4(%rsp)
   movq 0x08(%rsp), %r12
@@ -75,8 +79,6 @@ cudalab_emu_jump_fcontext:
   .cfi_restore %rbx
   movq 0x30(%rsp), %rbp
   .cfi_restore %rbp
-  movq 0x38(%rsp), %r8
-  .cfi_register %rip, %r8
   leaq 0x40(%rsp), %rsp
   .cfi_def_cfa_offset 0
   # rax:rdx is the transfer_t returned to a resumed jump_fcontext call;
