@@ -1,6 +1,6 @@
 // Running a launch: blocks spread over a pool of host worker threads; within
-// a block each CUDA thread runs on a fiber (fiber_switch.hpp: Boost.Context's fcontext, or
-// ucontext).
+// a block each CUDA thread runs on a fiber (fiber_switch.hpp: Boost.Context's fcontext, the
+// project's own switch, or ucontext).
 //
 // Why it is cheap when nothing synchronises: a fiber does not belong to one
 // CUDA thread. It runs thread after thread of its block until one of them

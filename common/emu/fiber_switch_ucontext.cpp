@@ -1,6 +1,8 @@
-// The ucontext build of fiber_switch.hpp, used where Boost.Context's library
-// is missing. Each suspended context keeps its ucontext_t on its own stack,
-// inside the jump_fcontext call that suspended it, so nothing is allocated.
+// The ucontext build of fiber_switch.hpp, the portable fallback where neither
+// Boost.Context's library nor the project's own switch (x86-64, aarch64) is
+// used (CUDALAB_EMU_FIBERS). Each suspended context keeps its ucontext_t on
+// its own stack, inside the jump_fcontext call that suspended it, so nothing
+// is allocated.
 #include <ucontext.h>
 
 #include <cstdint>
