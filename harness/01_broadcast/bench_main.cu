@@ -8,7 +8,10 @@
 // anchors count their read and their write the same way.
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backend.hpp"
@@ -28,7 +31,7 @@ constexpr int kRows[] = {512, 2048, 8192, 16384, 65536};
 
 struct Version {
   const char* name;
-  void (*run)(float* a, const float* b, int x, int y, int block_size);
+  std::function<void(float* a, const float* b, int x, int y, int block_size)> run;
   int block_size;
 };
 
@@ -58,12 +61,21 @@ bool validate(const Version& version, cudalab::Random& rng) {
 }
 
 void bench(cudalab::harness::BenchRun& run) {
-  const lab01::harness::DeviceFunctions lab = lab01::harness::gpu_device_functions();
+  // The lab's functions as the GPU build compiled them, on device pointers.
+  std::string why_not;
+  const auto gpu = lab01::harness::make_gpu_backend(&why_not);
+  if (gpu == nullptr) throw std::runtime_error("lab01_bench needs the GPU backend: " + why_not);
+  namespace entry = lab01::harness::entry;
+  const auto add = gpu->device_function(entry::broadcast_add);
   const Version versions[] = {
-      {"v1_lecture_fixed", lab.broadcast_sum, 512},
-      {"v2_coalesced", lab.broadcast_sum_coalesced, 256},
-      {"v3_nd_general", lab.broadcast_add_in_place, 256},
-      {"v4_vec4", lab.broadcast_sum_vec4, 256},
+      {"v1_lecture_fixed", gpu->device_function(entry::broadcast_sum), 512},
+      {"v2_coalesced", gpu->device_function(entry::broadcast_sum_coalesced), 256},
+      {"v3_nd_general",
+       [add](float* a, const float* b, int x, int y, int block_size) {
+         add(a, a, {x, y}, b, {y}, block_size);  // a = a + b, in place
+       },
+       256},
+      {"v4_vec4", gpu->device_function(entry::broadcast_sum_vec4), 256},
   };
   cudalab::Random rng = cudalab::Random::fresh();
   cudalab::DeviceBuffer<float> a(static_cast<std::size_t>(kRows[std::size(kRows) - 1]) * kColumns);

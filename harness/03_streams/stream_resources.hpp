@@ -1,6 +1,7 @@
 // What lab 03's harness holds while an experiment runs, released at its end
-// (streams, events, page-locked host memory), and the event timeline that
-// turns CUDA events into spans. Compiled by each backend inside its inline
+// (page-locked host memory, spinning slots; streams and events are
+// cudalab/stream_handles.hpp's), and the event timeline that turns CUDA
+// events into spans. Compiled by each backend inside its inline
 // namespace CUDALAB_BACKEND.
 #pragma once
 
@@ -15,47 +16,15 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/stream_handles.hpp"
 #include "given/stream_kernels.cuh"
 
 namespace lab03::harness {
 inline namespace CUDALAB_BACKEND {
 
-inline bool is_default_stream(cudaStream_t stream) {
-  return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
-}
-
-// A stream destroyed at the end of its scope (the default streams are not).
-class OwnedStream {
- public:
-  OwnedStream() = default;
-  explicit OwnedStream(unsigned flags) { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, flags)); }
-  OwnedStream(const OwnedStream&) = delete;
-  OwnedStream& operator=(const OwnedStream&) = delete;
-  ~OwnedStream() { reset(nullptr); }
-  // Takes `stream` (from the student's make_stream) over.
-  void reset(cudaStream_t stream) {
-    if (!is_default_stream(stream_)) static_cast<void>(cudaStreamDestroy(stream_));
-    stream_ = stream;
-  }
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-class OwnedEvent {
- public:
-  explicit OwnedEvent(unsigned flags = cudaEventDefault) {
-    CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags));
-  }
-  OwnedEvent(const OwnedEvent&) = delete;
-  OwnedEvent& operator=(const OwnedEvent&) = delete;
-  ~OwnedEvent() { static_cast<void>(cudaEventDestroy(event_)); }
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
+using cudalab::is_default_stream;
+using cudalab::OwnedEvent;
+using cudalab::OwnedStream;
 
 // Host memory for `count` floats: page-locked (cudaMallocHost) or, for
 // comparison, ordinary pageable memory.

@@ -23,6 +23,7 @@
 #include "cudalab/comm/sim_comm.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/device_call.hpp"
+#include "cudalab/stream_handles.hpp"
 #include "nccl_collectives.cuh"
 #include "ring_all_reduce.cuh"
 
@@ -49,12 +50,10 @@ struct RankBuffers {
 };
 
 inline std::size_t send_count(const CollectiveCase& c) {
-  return c.which == Collective::reduce_scatter ? c.count * static_cast<std::size_t>(c.ranks())
-                                               : c.count;
+  return cudalab::comm::send_elements(c.which, c.count, c.ranks());
 }
 inline std::size_t recv_count(const CollectiveCase& c) {
-  return c.which == Collective::all_gather ? c.count * static_cast<std::size_t>(c.ranks())
-                                           : c.count;
+  return cudalab::comm::recv_elements(c.which, c.count, c.ranks());
 }
 
 // The emulator needs as many virtual devices as ranks; a GPU has what it has.
@@ -91,26 +90,21 @@ inline std::vector<RankBuffers> make_buffers(const CollectiveCase& c,
     b.device = devices[static_cast<std::size_t>(r)];
     b.recv_count = recv_count(c);
     cudalab::comm::sim_detail::DeviceScope on(b.device);
-    const std::size_t offset = static_cast<std::size_t>(r) * c.count;
     if (!c.in_place) {
       b.send_buffer = DeviceBuffer<float>(input);
       b.recv_buffer = DeviceBuffer<float>(std::vector<float>(b.recv_count, nan));
       b.send = b.send_buffer.data();
       b.recv = b.recv_buffer.data();
-    } else if (c.which == Collective::all_gather) {
-      std::vector<float> whole(b.recv_count, nan);
-      std::copy(input.begin(), input.end(), whole.begin() + static_cast<std::ptrdiff_t>(offset));
-      b.recv_buffer = DeviceBuffer<float>(whole);
-      b.recv = b.recv_buffer.data();
-      b.send = b.recv + offset;
-    } else if (c.which == Collective::reduce_scatter) {
-      b.send_buffer = DeviceBuffer<float>(input);
-      b.send = b.send_buffer.data();
-      b.recv = b.send_buffer.data() + offset;
     } else {
-      b.recv_buffer = DeviceBuffer<float>(input);
-      b.recv = b.recv_buffer.data();
-      b.send = b.recv;
+      // One buffer of the larger size: the input at the send offset, NaN
+      // elsewhere (what the call must overwrite).
+      const std::size_t send_at = cudalab::comm::in_place_send_offset(c.which, c.count, r);
+      const std::size_t recv_at = cudalab::comm::in_place_recv_offset(c.which, c.count, r);
+      std::vector<float> whole(std::max(input.size(), b.recv_count), nan);
+      std::copy(input.begin(), input.end(), whole.begin() + static_cast<std::ptrdiff_t>(send_at));
+      b.recv_buffer = DeviceBuffer<float>(whole);
+      b.send = b.recv_buffer.data() + send_at;
+      b.recv = b.recv_buffer.data() + recv_at;
     }
   }
   return ranks;
@@ -183,7 +177,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     const int n = c.ranks();
     DevicesFor devices_for(n);
     std::vector<RankBuffers> ranks;
-    std::vector<cudaStream_t> streams(static_cast<std::size_t>(n), nullptr);
+    std::vector<cudalab::OwnedStream> owned(static_cast<std::size_t>(n));
     result.observation = observe_call({}, {}, [&] {
       if (n > nccl_devices()) {
         throw std::invalid_argument("NCCL needs one device per rank: " + std::to_string(n) +
@@ -194,10 +188,11 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       ranks = make_buffers(c, devices);
       std::vector<const float*> sends;
       std::vector<float*> recvs;
+      std::vector<cudaStream_t> streams;
       for (int r = 0; r < n; ++r) {
         cudalab::comm::sim_detail::DeviceScope on(ranks[static_cast<std::size_t>(r)].device);
-        CUDA_CHECK(cudaStreamCreateWithFlags(&streams[static_cast<std::size_t>(r)],
-                                             cudaStreamNonBlocking));
+        owned[static_cast<std::size_t>(r)] = cudalab::OwnedStream(cudaStreamNonBlocking);
+        streams.push_back(owned[static_cast<std::size_t>(r)].get());
         sends.push_back(ranks[static_cast<std::size_t>(r)].send);
         recvs.push_back(ranks[static_cast<std::size_t>(r)].recv);
       }
@@ -207,10 +202,10 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       lab04::destroy_communicators(comms);
     });
     for (int r = 0; r < n; ++r) {
-      if (streams[static_cast<std::size_t>(r)] == nullptr) continue;
+      const cudaStream_t stream = owned[static_cast<std::size_t>(r)].get();
+      if (stream == nullptr) continue;
       cudalab::comm::sim_detail::DeviceScope on(ranks[static_cast<std::size_t>(r)].device);
-      CUDA_CHECK(cudaStreamSynchronize(streams[static_cast<std::size_t>(r)]));
-      CUDA_CHECK(cudaStreamDestroy(streams[static_cast<std::size_t>(r)]));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
     }
     return result;
   }
@@ -285,8 +280,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       }
       checks.push_back(result);
     };
-    for (const Collective which : {Collective::all_reduce, Collective::broadcast,
-                                   Collective::all_gather, Collective::reduce_scatter}) {
+    for (const auto& collective : cudalab::comm::kCollectives) {
+      const Collective which = collective.which;
       const CollectiveCase c = process_case(which, ranks, count, seed);
       check(std::string(cudalab::comm::to_string(which)) + "_by_hand", c,
             [&c](Comm& on, const float* send, float* recv) { run_by_hand(on, c, send, recv); });
@@ -346,15 +341,17 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
                                           std::size_t count, int repeats, std::uint64_t* wrong) {
     const std::size_t n = static_cast<std::size_t>(comm.size());
     const std::size_t r = static_cast<std::size_t>(comm.rank());
-    const bool whole = which == Collective::all_gather || which == Collective::reduce_scatter;
-    const std::size_t total = whole ? count * n : count;
-    // In place, as NCCL defines it (backend.hpp, CollectiveCase).
-    std::vector<float> initial(total, static_cast<float>(r + 1));
-    if (which == Collective::all_gather) {
-      std::fill(initial.begin(), initial.end(), std::numeric_limits<float>::quiet_NaN());
-      std::fill_n(initial.begin() + static_cast<std::ptrdiff_t>(r * count), count,
-                  static_cast<float>(r + 1));
-    }
+    const int ranks = comm.size();
+    const std::size_t send_count = cudalab::comm::send_elements(which, count, ranks);
+    const std::size_t total =
+        std::max(send_count, cudalab::comm::recv_elements(which, count, ranks));
+    const std::size_t send_at = cudalab::comm::in_place_send_offset(which, count, comm.rank());
+    const std::size_t recv_at = cudalab::comm::in_place_recv_offset(which, count, comm.rank());
+    // In place, as NCCL defines it (backend.hpp, CollectiveCase): this
+    // rank's input is all r + 1, NaN around it.
+    std::vector<float> initial(total, std::numeric_limits<float>::quiet_NaN());
+    std::fill_n(initial.begin() + static_cast<std::ptrdiff_t>(send_at), send_count,
+                static_cast<float>(r + 1));
 #if CUDALAB_GPU
     // Stream-ordered scratch (the ring's StreamBuffer) stays in the pool
     // between runs, as PyTorch's caching allocator keeps it: with the
@@ -368,51 +365,32 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     const DeviceBuffer<float> pristine(initial);
     DeviceBuffer<float> buffer(total);
     float* data = buffer.data();
-    const float* send = which == Collective::all_gather ? data + r * count : data;
-    float* recv = which == Collective::reduce_scatter ? data + r * count : data;
     const auto run = [&] {
       if (student_ring) {
         lab04::ring_all_reduce(comm, data, data, count);
         return;
       }
-      switch (which) {
-        case Collective::all_reduce:
-          comm.all_reduce(data, data, count, cudalab::comm::DataType::f32,
-                          cudalab::comm::ReduceOp::sum);
-          break;
-        case Collective::broadcast:
-          comm.broadcast(data, data, count, cudalab::comm::DataType::f32, 0);
-          break;
-        case Collective::all_gather:
-          comm.all_gather(send, data, count, cudalab::comm::DataType::f32);
-          break;
-        case Collective::reduce_scatter:
-          comm.reduce_scatter(data, recv, count, cudalab::comm::DataType::f32,
-                              cudalab::comm::ReduceOp::sum);
-          break;
-      }
+      cudalab::comm::run_on(comm, which, data + send_at, data + recv_at, count,
+                            cudalab::comm::DataType::f32, cudalab::comm::ReduceOp::sum, 0);
     };
     const auto reset = [&] {
       CUDA_CHECK(cudaMemcpyAsync(data, pristine.data(), total * sizeof(float),
                                  cudaMemcpyDeviceToDevice, comm.stream()));
     };
-    cudaEvent_t start = nullptr, stop = nullptr;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
+    // Events on both backends (the emulator's clock is its modelled one).
+    const cudalab::OwnedEvent start, stop;
     std::vector<double> times;
     for (int i = 0; i <= repeats; ++i) {  // run 0 is the warm-up
       reset();
       comm.barrier();
-      CUDA_CHECK(cudaEventRecord(start, comm.stream()));
+      CUDA_CHECK(cudaEventRecord(start.get(), comm.stream()));
       run();
-      CUDA_CHECK(cudaEventRecord(stop, comm.stream()));
-      CUDA_CHECK(cudaEventSynchronize(stop));
+      CUDA_CHECK(cudaEventRecord(stop.get(), comm.stream()));
+      CUDA_CHECK(cudaEventSynchronize(stop.get()));
       float elapsed = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+      CUDA_CHECK(cudaEventElapsedTime(&elapsed, start.get(), stop.get()));
       if (i > 0) times.push_back(elapsed);
     }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
     const std::vector<float> out = buffer.copy_to_host();
     const float sum = static_cast<float>(n * (n + 1) / 2);
     const auto expected = [&](std::size_t i) -> float {
@@ -429,8 +407,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       return 0.0f;
     };
     // A reduce_scatter's output is this rank's block; NCCL may use the rest.
-    const std::size_t first = which == Collective::reduce_scatter ? r * count : 0;
-    const std::size_t end = which == Collective::reduce_scatter ? first + count : out.size();
+    const std::size_t first = recv_at;
+    const std::size_t end = first + cudalab::comm::recv_elements(which, count, ranks);
     for (std::size_t i = first; i < end; ++i) {
       if (!(out[i] == expected(i))) ++*wrong;
     }

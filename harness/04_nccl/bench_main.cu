@@ -17,6 +17,7 @@
 // all_reduce and broadcast from bench_pytorch.py (version torch_distributed,
 // the same sizes; all_reduce against the same anchor), when PyTorch ran on
 // as many GPUs as the run's ranks.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -120,9 +121,10 @@ int main(int argc, char** argv) {
                 version == 5 ? harness::CommKind::simulated : harness::CommKind::nccl;
             const char* ring_version = version == 5 ? "ring_copy_engines" : "ring_nccl_p2p";
             const Collective which = ring ? Collective::all_reduce : collectives[version];
-            const bool whole =
-                which == Collective::all_gather || which == Collective::reduce_scatter;
-            const std::size_t count = bytes / sizeof(float) / (whole ? ranks : 1);
+            // `bytes` is the larger buffer's size (nccl-tests' convention).
+            const std::size_t blocks = std::max(cudalab::comm::send_elements(which, 1, ranks),
+                                                cudalab::comm::recv_elements(which, 1, ranks));
+            const std::size_t count = bytes / sizeof(float) / blocks;
             if (count == 0) continue;
             const harness::TimedCollective timed =
                 backend->time_collective(which, ring, kind, ranks, count, run.repeats());

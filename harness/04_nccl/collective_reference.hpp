@@ -26,8 +26,7 @@ CollectiveCase make_case(Collective which, int ranks, std::size_t count, bool in
   c.count = count;
   c.root = root;
   c.in_place = in_place;
-  const std::size_t per_rank =
-      which == Collective::reduce_scatter ? count * static_cast<std::size_t>(ranks) : count;
+  const std::size_t per_rank = cudalab::comm::send_elements(which, count, ranks);
   for (int r = 0; r < ranks; ++r) {
     std::vector<float> input(per_rank);
     for (std::size_t i = 0; i < per_rank; ++i) {

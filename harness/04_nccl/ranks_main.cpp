@@ -139,8 +139,8 @@ int run_in_process(const Options& o) {
   };
   std::printf("lab04_ranks: %d ranks, %zu floats per rank, seed %llu\n", o.ranks, o.count,
               static_cast<unsigned long long>(seed));
-  for (const Collective which : {Collective::all_reduce, Collective::broadcast,
-                                 Collective::all_gather, Collective::reduce_scatter}) {
+  for (const auto& collective : cudalab::comm::kCollectives) {
+    const Collective which = collective.which;
     const harness::CollectiveCase c =
         harness::make_case(which, o.ranks, o.count, false, o.ranks - 1, random);
     report(std::string(cudalab::comm::to_string(which)) + "_by_hand", backend->by_hand(c, kind), c,

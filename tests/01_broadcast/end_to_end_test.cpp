@@ -20,11 +20,13 @@ TEST_P(EndToEnd, BroadcastSumWithYourKernelAndYourLaunchShape) {
   for (const auto& [x, y, block_size] : shapes) {
     run_broadcast_sum(rng_, x, y, run_text("broadcast_sum", x, y, block_size),
                       [&](std::vector<float>& a, const std::vector<float>& b) {
-                        return backend().broadcast_sum(a, b, x, y, block_size);
+                        return backend().call(harness::entry::broadcast_sum, a, b, x, y,
+                                              block_size);
                       });
     run_broadcast_sum(rng_, x, y, run_text("broadcast_sum_coalesced", x, y, block_size),
                       [&](std::vector<float>& a, const std::vector<float>& b) {
-                        return backend().broadcast_sum_coalesced(a, b, x, y, block_size);
+                        return backend().call(harness::entry::broadcast_sum_coalesced, a, b, x, y,
+                                              block_size);
                       });
     if (HasFailure()) return;  // report the first failing shape only
   }

@@ -19,7 +19,8 @@ class Ex1Index : public OnBackend {
     const std::vector<float> b = harness::nonzero_values(rng_, static_cast<std::size_t>(y));
     const std::vector<float> expected = harness::broadcast_sum_reference(a, b, x, y);
     const std::string what = "lecture kernel on a " + shape_text(x, y) + ", " + launch_text(launch);
-    const Observation run = backend().broadcast_sum_lecture(a, b, x, y, launch);
+    const Observation run =
+        backend().call(harness::entry::broadcast_sum_lecture, a, b, x, y, launch);
     ASSERT_TRUE(ran(run)) << what;
     EXPECT_TRUE(
         matches(a, expected, {static_cast<std::size_t>(x), static_cast<std::size_t>(y)}, what));
@@ -76,10 +77,10 @@ TEST_P(Ex1Index, Ex1_NearTwoToThe31Elements) {
       << "the test needs a grid of more than 2^31 threads";
   const std::string what =
       "lecture kernel on a " + shape_text(side, side) + ", " + launch_text(launch);
-  expect_square_sum_correct(rng_, side, what,
-                            [&](std::vector<float>& a, const std::vector<float>& b) {
-                              return backend().broadcast_sum_lecture(a, b, side, side, launch);
-                            });
+  expect_square_sum_correct(
+      rng_, side, what, [&](std::vector<float>& a, const std::vector<float>& b) {
+        return backend().call(harness::entry::broadcast_sum_lecture, a, b, side, side, launch);
+      });
 }
 
 TEST_P(Ex1Index, Ex1_ZeroSizeWritesNothing) {
@@ -101,7 +102,8 @@ TEST_P(Ex1Coverage, Ex1_EveryElementWrittenExactlyOnce) {
     const std::vector<float> b = harness::nonzero_values(rng_, y);
     RunOptions options;
     options.trace = true;
-    const Observation run = backend().broadcast_sum_lecture(a, b, x, y, launch, options);
+    const Observation run =
+        backend().call(harness::entry::broadcast_sum_lecture, a, b, x, y, launch, options);
     ASSERT_TRUE(ran(run));
     ASSERT_TRUE(run.coverage.has_value());
     const std::string what = "lecture kernel on a " + shape_text(x, y) + ", " + launch_text(launch);

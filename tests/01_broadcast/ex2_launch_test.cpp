@@ -23,9 +23,11 @@ class Ex2Launch : public OnBackend {
   // through the student's broadcast_sum, which must launch nothing.
   Observation broadcast_sum(std::vector<float>& a, const std::vector<float>& b, int x, int y,
                             int block_size, const RunOptions& options = {}) {
-    if (x == 0 || y == 0) return backend().broadcast_sum(a, b, x, y, block_size, options);
-    const harness::LaunchDims launch = backend().broadcast_sum_launch_shape(x * y, block_size);
-    return reference().broadcast_sum_lecture(a, b, x, y, launch, options);
+    if (x == 0 || y == 0)
+      return backend().call(harness::entry::broadcast_sum, a, b, x, y, block_size, options);
+    const harness::LaunchDims launch =
+        backend().call(harness::entry::broadcast_sum_launch_shape, x * y, block_size);
+    return reference().call(harness::entry::broadcast_sum_lecture, a, b, x, y, launch, options);
   }
 
   void expect_correct(int x, int y, int block_size, const RunOptions& options = {}) {
@@ -138,7 +140,8 @@ TEST_P(Ex2LaunchShape, Ex2_LaunchShapeCoversSizesUpToIntMax) {
                                std::to_string(block_size) + ")";
       harness::LaunchDims launch;
       try {
-        launch = backend().broadcast_sum_launch_shape(static_cast<int>(size), block_size);
+        launch = backend().call(harness::entry::broadcast_sum_launch_shape, static_cast<int>(size),
+                                block_size);
       } catch (const std::exception& e) {
         FAIL() << call << " threw: " << e.what();
       }

@@ -18,10 +18,12 @@ class Ex3Coalesced : public OnBackend {
   Observation broadcast_sum_coalesced(std::vector<float>& a, const std::vector<float>& b, int x,
                                       int y, int block_size, const RunOptions& options = {}) {
     if (x == 0 || y == 0) {
-      return backend().broadcast_sum_coalesced(a, b, x, y, block_size, options);
+      return backend().call(harness::entry::broadcast_sum_coalesced, a, b, x, y, block_size,
+                            options);
     }
-    const harness::LaunchDims launch = reference().broadcast_sum_launch_shape(x * y, block_size);
-    return backend().broadcast_sum_coalesced_on(a, b, x, y, launch, options);
+    const harness::LaunchDims launch =
+        reference().call(harness::entry::broadcast_sum_launch_shape, x * y, block_size);
+    return backend().call(harness::entry::broadcast_sum_coalesced_on, a, b, x, y, launch, options);
   }
 
   Observation run_and_check(int x, int y, int block_size, const RunOptions& options = {}) {

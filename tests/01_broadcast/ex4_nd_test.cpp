@@ -48,8 +48,8 @@ class Ex4Broadcast : public OnBackend {
     std::vector<float> out(expected.size(), std::numeric_limits<float>::quiet_NaN());  // poison
     const std::string what = "broadcast_add (fp32) of " + to_string(a_shape) + " and " +
                              to_string(b_shape) + ", block size " + std::to_string(block_size);
-    const Observation run =
-        backend().broadcast_add(out, a, a_shape, b, b_shape, block_size, options);
+    const Observation run = backend().call(harness::entry::broadcast_add, out, a, a_shape, b,
+                                           b_shape, block_size, options);
     ASSERT_TRUE(ran(run)) << what;
     EXPECT_TRUE(matches(out, expected, dims(out_shape), what));
     EXPECT_TRUE(nothing_written_outside(run, what));
@@ -70,7 +70,8 @@ class Ex4Broadcast : public OnBackend {
     std::vector<std::uint16_t> out(expected.size(), 0x7e00);  // poison: fp16 NaN
     const std::string what = "broadcast_add (fp16) of " + to_string(a_shape) + " and " +
                              to_string(b_shape) + ", block size " + std::to_string(block_size);
-    const Observation run = backend().broadcast_add_half(out, a, a_shape, b, b_shape, block_size);
+    const Observation run =
+        backend().call(harness::entry::broadcast_add_half, out, a, a_shape, b, b_shape, block_size);
     ASSERT_TRUE(ran(run)) << what;
     EXPECT_TRUE(matches(cudalab::half_bits_to_floats(out), cudalab::half_bits_to_floats(expected),
                         dims(out_shape), what));
@@ -95,7 +96,7 @@ TEST_P(Ex4Broadcast, Ex4_ResultShapeFollowsPyTorch) {
   for (const auto& [inputs, expected] : cases) {
     const auto& [a, b] = inputs;
     try {
-      EXPECT_EQ(backend().broadcast_shapes(a, b), expected)
+      EXPECT_EQ(backend().call(harness::entry::broadcast_shapes, a, b), expected)
           << "broadcast_shapes(" << to_string(a) << ", " << to_string(b) << ") should be "
           << to_string(expected);
     } catch (const std::exception& e) {
@@ -157,7 +158,8 @@ TEST_P(Ex4Broadcast, Ex4_NearTwoToThe31Elements) {
   std::vector<float> out(static_cast<std::size_t>(kSize),
                          std::numeric_limits<float>::quiet_NaN());  // poison
   const std::string what = "broadcast_add (fp32) of [42966, 1] and [49981], block size 1000";
-  const Observation run = backend().broadcast_add(out, a, {kRows, 1}, b, {kColumns}, kBlock);
+  const Observation run = backend().call(harness::entry::broadcast_add, out, a, Shape{kRows, 1}, b,
+                                         Shape{kColumns}, kBlock);
   ASSERT_TRUE(ran(run)) << what;
   EXPECT_TRUE(is_rows_plus_columns(out, a, b, what));
   EXPECT_TRUE(nothing_written_outside(run, what));
@@ -176,7 +178,8 @@ TEST_P(Ex4Broadcast, Ex4_IncompatibleShapesThrowAndWriteNothing) {
     std::vector<float> out = poison;
     RunOptions options;
     options.trace = on_emulator();
-    const Observation run = backend().broadcast_add(out, a, a_shape, b, b_shape, 256, options);
+    const Observation run =
+        backend().call(harness::entry::broadcast_add, out, a, a_shape, b, b_shape, 256, options);
     ASSERT_TRUE(run.failed()) << call << " must throw std::invalid_argument, but returned";
     EXPECT_EQ(run.error_type, "std::invalid_argument") << call << " threw: " << run.error;
     const bool names_shapes = run.error.find(to_string(a_shape)) != std::string::npos &&
@@ -207,7 +210,7 @@ TEST_P(Ex4Broadcast, Ex4_MismatchMessageNamesTheDimension) {
   for (const Case& c : cases) {
     const std::string call = "broadcast_shapes(" + to_string(c.a) + ", " + to_string(c.b) + ")";
     try {
-      backend().broadcast_shapes(c.a, c.b);
+      backend().call(harness::entry::broadcast_shapes, c.a, c.b);
       ADD_FAILURE() << call << " must throw std::invalid_argument";
     } catch (const std::invalid_argument& e) {
       const std::string message = e.what();

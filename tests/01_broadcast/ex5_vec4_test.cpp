@@ -42,7 +42,9 @@ class Ex5Vectorized : public OnBackend {
     const std::string what = "broadcast_sum_vec4 on a " + shape_text(x, y) + " starting " +
                              std::to_string(offset) + " floats after a 16-byte boundary, block " +
                              std::to_string(block_size);
-    const Observation run = backend().broadcast_sum_vec4(a, b, x, y, offset, block_size, options);
+    const Observation run = backend().call(harness::entry::broadcast_sum_vec4,
+                                           harness::Out<float>(a, static_cast<std::size_t>(offset)),
+                                           b, x, y, block_size, options);
     EXPECT_TRUE(no_misaligned_access(run, what));
     EXPECT_TRUE(ran(run)) << what;
     expect_broadcast_sum_correct(run, a, expected, x, y, what);

@@ -105,21 +105,23 @@ class Lab01Source final : public LabSource {
     harness::Observation seen;
     switch (request.version) {
       case kEx1:
-        seen = backend->broadcast_sum_lecture(a, b, x, y, lecture_launch(request, rows, cols));
+        seen = backend->call(harness::entry::broadcast_sum_lecture, a, b, x, y,
+                             lecture_launch(request, rows, cols));
         break;
       case kEx2:
-        seen = backend->broadcast_sum(a, b, x, y, block);
+        seen = backend->call(harness::entry::broadcast_sum, a, b, x, y, block);
         break;
       case kEx3:
-        seen = backend->broadcast_sum_coalesced(a, b, x, y, block);
+        seen = backend->call(harness::entry::broadcast_sum_coalesced, a, b, x, y, block);
         break;
       case kEx4: {
         std::vector<float> out(a.size(), 0.0f);
-        seen = backend->broadcast_add(out, a, {x, y}, b, {1, y}, block);
+        seen = backend->call(harness::entry::broadcast_add, out, a, harness::Shape{x, y}, b,
+                             harness::Shape{1, y}, block);
         break;
       }
       case kEx5:
-        seen = backend->broadcast_sum_vec4(a, b, x, y, 0, block);
+        seen = backend->call(harness::entry::broadcast_sum_vec4, a, b, x, y, block);
         break;
       default:
         return RunOutcome::failure("no such version");

@@ -25,6 +25,9 @@
 // * Buffers are device memory of the rank's device (or of a device its copies
 //   can reach); in-place calls (send == recv) are allowed.
 //
+// kCollectives describes the four collectives' buffers once; run_on(comm,
+// which, ...) calls one by its enum.
+//
 // Implementations: SimComm (sim_comm.hpp: ranks as host threads over the
 // emulator's virtual devices, or over one GPU's streams) and NcclComm
 // (nccl_comm.hpp: NCCL on real GPUs, or the emulator's NCCL). Each counts
@@ -32,6 +35,7 @@
 // what a hand-written algorithm is graded by.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -47,6 +51,42 @@ enum class ReduceOp { sum, max };
 // NCCL's four collectives (a Comm's calls of the same names).
 enum class Collective { all_reduce, broadcast, all_gather, reduce_scatter };
 
+// The four, each described once: what the harness, the benchmark and the
+// tests need to know of a collective's buffers. For a per-rank `count`, the
+// send buffer holds `count` elements, or `ranks` blocks of `count` where
+// send_blocks_per_rank (reduce_scatter: block q goes to rank q); the receive
+// buffer likewise with recv_blocks_per_rank (all_gather: block q comes from
+// rank q). In place, as NCCL defines it, both are one buffer of the larger
+// size, and the smaller one is this rank's block of it.
+struct CollectiveInfo {
+  Collective which;
+  const char* name;
+  bool send_blocks_per_rank;
+  bool recv_blocks_per_rank;
+};
+inline constexpr std::array<CollectiveInfo, 4> kCollectives{{
+    {Collective::all_reduce, "all_reduce", false, false},
+    {Collective::broadcast, "broadcast", false, false},
+    {Collective::all_gather, "all_gather", false, true},
+    {Collective::reduce_scatter, "reduce_scatter", true, false},
+}};
+inline const CollectiveInfo& info(Collective c) {
+  return kCollectives[static_cast<std::size_t>(c)];
+}
+inline std::size_t send_elements(Collective c, std::size_t count, int ranks) {
+  return info(c).send_blocks_per_rank ? count * static_cast<std::size_t>(ranks) : count;
+}
+inline std::size_t recv_elements(Collective c, std::size_t count, int ranks) {
+  return info(c).recv_blocks_per_rank ? count * static_cast<std::size_t>(ranks) : count;
+}
+// Where rank `rank`'s send and receive buffers start in its in-place buffer.
+inline std::size_t in_place_send_offset(Collective c, std::size_t count, int rank) {
+  return info(c).recv_blocks_per_rank ? count * static_cast<std::size_t>(rank) : 0;
+}
+inline std::size_t in_place_recv_offset(Collective c, std::size_t count, int rank) {
+  return info(c).send_blocks_per_rank ? count * static_cast<std::size_t>(rank) : 0;
+}
+
 inline std::size_t size_of(DataType type) {
   switch (type) {
     case DataType::f32:
@@ -58,19 +98,7 @@ inline std::size_t size_of(DataType type) {
 }
 inline const char* to_string(DataType type) { return type == DataType::f32 ? "f32" : "i32"; }
 inline const char* to_string(ReduceOp op) { return op == ReduceOp::sum ? "sum" : "max"; }
-inline const char* to_string(Collective c) {
-  switch (c) {
-    case Collective::all_reduce:
-      return "all_reduce";
-    case Collective::broadcast:
-      return "broadcast";
-    case Collective::all_gather:
-      return "all_gather";
-    case Collective::reduce_scatter:
-      return "reduce_scatter";
-  }
-  return "?";
-}
+inline const char* to_string(Collective c) { return info(c).name; }
 
 template <class T>
 constexpr DataType data_type_of();
@@ -210,6 +238,22 @@ class Comm {
 
   std::vector<std::uint64_t> bytes_to_;
 };
+
+// Collective `which` on `comm` through its call of that name (`op` for the
+// reductions, `root` for broadcast).
+inline void run_on(Comm& comm, Collective which, const void* send, void* recv, std::size_t count,
+                   DataType type, ReduceOp op, int root) {
+  switch (which) {
+    case Collective::all_reduce:
+      return comm.all_reduce(send, recv, count, type, op);
+    case Collective::broadcast:
+      return comm.broadcast(send, recv, count, type, root);
+    case Collective::all_gather:
+      return comm.all_gather(send, recv, count, type);
+    case Collective::reduce_scatter:
+      return comm.reduce_scatter(send, recv, count, type, op);
+  }
+}
 
 }  // namespace CUDALAB_BACKEND
 }  // namespace cudalab::comm

@@ -17,9 +17,13 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -28,6 +32,8 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/event_timer.hpp"
+#include "cudalab/harness/entry_points.hpp"
+#include "cudalab/harness/guard_value.hpp"
 #include "cudalab/harness/launch_dims.hpp"
 #include "cudalab/harness/observation.hpp"
 #include "cudalab/kernel.hpp"
@@ -40,26 +46,6 @@ namespace cudalab::harness {
 
 // The exception that escaped the lab code, as type name and message.
 void record_exception(Observation& observation, std::exception_ptr error);
-
-// The guard value of an element type: a NaN with a payload for floats, a
-// repeated 0xA5 byte otherwise. A kernel that writes past its output changes
-// the guards' bits even where the emulator's bounds check cannot see it (the
-// write stays inside the allocation).
-template <class T>
-T guard_value() {
-  static_assert(std::is_trivially_copyable_v<T>, "guards are compared bit by bit");
-  T value;
-  if constexpr (std::is_same_v<T, float>) {
-    const std::uint32_t bits = 0x7fa5a5a5u;
-    std::memcpy(&value, &bits, sizeof value);
-  } else if constexpr (sizeof(T) == 2) {
-    const std::uint16_t bits = 0x7e5au;  // an fp16 NaN with a payload
-    std::memcpy(&value, &bits, sizeof value);
-  } else {
-    std::memset(&value, 0xa5, sizeof value);
-  }
-  return value;
-}
 
 inline namespace CUDALAB_BACKEND {
 
@@ -104,49 +90,83 @@ class BackendFor : public Interface {
   bool is_emulator() const override { return !CUDALAB_GPU; }
 };
 
-// Device memory for `values` with `before` guard elements in front and
-// kGuardElements behind; data() is the first of the values.
-template <class T>
-class GuardedBuffer {
+// Device memory for `count` elements of `element_bytes` bytes (copied from
+// `values`) with `before` guard elements in front and kGuardElements behind,
+// each holding the bytes of `guard`; data() is the first of the values.
+class GuardedBytes {
  public:
   static constexpr std::size_t kGuardElements = 32;
 
-  GuardedBuffer(const std::vector<T>& values, std::size_t before)
-      : before_(before), count_(values.size()), buffer_(staged(values, before)) {
+  GuardedBytes(const void* values, std::size_t element_bytes, std::size_t count, std::size_t before,
+               const void* guard)
+      : element_bytes_(element_bytes),
+        before_(before),
+        count_(count),
+        guard_(static_cast<const std::byte*>(guard),
+               static_cast<const std::byte*>(guard) + element_bytes),
+        buffer_(staged(values)) {
 #if !CUDALAB_GPU
     // The emulator refuses kernel accesses to the guards, reads included.
-    CUDA_CHECK(cudalab::emu::set_guard_bytes(buffer_.data(), before_ * sizeof(T),
-                                             kGuardElements * sizeof(T)));
+    CUDA_CHECK(cudalab::emu::set_guard_bytes(buffer_.data(), before_ * element_bytes_,
+                                             kGuardElements * element_bytes_));
 #endif
   }
 
-  T* data() { return buffer_.data() + before_; }
-  OutputRegion region() { return {data(), sizeof(T), count_}; }
+  void* data() { return buffer_.data() + before_ * element_bytes_; }
+  OutputRegion region() { return {data(), element_bytes_, count_}; }
 
   // Copies the values back into `values` and returns how many guard
   // elements changed.
-  std::size_t copy_back(std::vector<T>& values) const {
-    const std::vector<T> all = buffer_.copy_to_host();
-    std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(before_), count_, values.begin());
-    const T guard = guard_value<T>();
+  std::size_t copy_back(void* values) const {
+    const std::vector<std::byte> all = buffer_.copy_to_host();
+    std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(before_ * element_bytes_),
+                count_ * element_bytes_, static_cast<std::byte*>(values));
     std::size_t changed = 0;
-    for (std::size_t i = 0; i < all.size(); ++i) {
+    for (std::size_t i = 0; i < before_ + count_ + kGuardElements; ++i) {
       const bool is_guard = i < before_ || i >= before_ + count_;
-      if (is_guard && std::memcmp(&all[i], &guard, sizeof(T)) != 0) ++changed;
+      if (is_guard && std::memcmp(&all[i * element_bytes_], guard_.data(), element_bytes_) != 0) {
+        ++changed;
+      }
     }
     return changed;
   }
 
  private:
-  static std::vector<T> staged(const std::vector<T>& values, std::size_t before) {
-    std::vector<T> all(before + values.size() + kGuardElements, guard_value<T>());
-    std::copy(values.begin(), values.end(), all.begin() + static_cast<std::ptrdiff_t>(before));
+  std::vector<std::byte> staged(const void* values) const {
+    std::vector<std::byte> all((before_ + count_ + kGuardElements) * element_bytes_);
+    for (std::size_t i = 0; i < before_ + count_ + kGuardElements; ++i) {
+      std::copy(guard_.begin(), guard_.end(),
+                all.begin() + static_cast<std::ptrdiff_t>(i * element_bytes_));
+    }
+    if (count_ > 0) {
+      std::memcpy(all.data() + before_ * element_bytes_, values, count_ * element_bytes_);
+    }
     return all;
   }
 
+  std::size_t element_bytes_;
   std::size_t before_;
   std::size_t count_;
-  cudalab::DeviceBuffer<T> buffer_;
+  std::vector<std::byte> guard_;
+  cudalab::DeviceBuffer<std::byte> buffer_;
+};
+
+// GuardedBytes of `values`, guarded by guard_value<T>().
+template <class T>
+class GuardedBuffer {
+ public:
+  static constexpr std::size_t kGuardElements = GuardedBytes::kGuardElements;
+
+  GuardedBuffer(const std::vector<T>& values, std::size_t before)
+      : bytes_(values.data(), sizeof(T), values.size(), before, &guard_) {}
+
+  T* data() { return static_cast<T*>(bytes_.data()); }
+  OutputRegion region() { return bytes_.region(); }
+  std::size_t copy_back(std::vector<T>& values) const { return bytes_.copy_back(values.data()); }
+
+ private:
+  static inline const T guard_ = guard_value<T>();
+  GuardedBytes bytes_;
 };
 
 // Runs `body` (the lab's host code) observed on `output`, waits for the
@@ -194,6 +214,33 @@ template <class T, class Body>
 Observation call_on_output(std::vector<T>& output, const RunOptions& options, Body&& body) {
   return call_on_output(output, 0, options, std::forward<Body>(body));
 }
+
+// A lab's Backend called through entry points (entry_points.hpp), for this
+// backend: the lab's constructor binds them; the device memory is this
+// backend's.
+template <class Interface>
+class EntryBackendFor : public BackendFor<Interface> {
+ protected:
+  std::shared_ptr<void> upload(const void* host, std::size_t bytes) override {
+    const auto* first = static_cast<const std::byte*>(host);
+    auto device = std::make_shared<cudalab::DeviceBuffer<std::byte>>(
+        std::span<const std::byte>(first, bytes));
+    return std::shared_ptr<void>(device, device->data());
+  }
+
+  Observation run_on_output(void* host, std::size_t element_bytes, std::size_t count,
+                            std::size_t before, const void* guard, const RunOptions& options,
+                            const std::function<void(void*)>& body) override {
+    GuardedBytes device(host, element_bytes, count, before, guard);
+    Observation observation = observe_call(options, device.region(), [&] { body(device.data()); });
+    try {
+      observation.guard_elements_changed = device.copy_back(host);
+    } catch (...) {  // a fault the call itself did not see
+      if (!observation.failed()) record_exception(observation, std::current_exception());
+    }
+    return observation;
+  }
+};
 
 }  // namespace CUDALAB_BACKEND
 }  // namespace cudalab::harness

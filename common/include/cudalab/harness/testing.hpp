@@ -6,7 +6,7 @@
 //   using OnBackend = cudalab::harness::OnBackend<harness::Backend,
 //       harness::make_emulator_backend, harness::make_gpu_backend>;
 //   class Ex2Launch : public OnBackend {};
-//   TEST_P(Ex2Launch, Ex2_AnyShape) { ... backend().broadcast_sum(...) ... }
+//   TEST_P(Ex2Launch, Ex2_AnyShape) { ... backend().call(harness::entry::broadcast_sum, ...) ... }
 //   CUDALAB_ON_BOTH_BACKENDS(Ex2Launch);
 //
 // A test fails when any emulator call it made raised a sanitizer report

@@ -1,24 +1,28 @@
-// Lab 00 behind one interface, whichever backend runs it (see lab 01's
-// backend.hpp for a lab with more to say).
+// Lab 00 behind one interface, whichever backend runs it: its entry points,
+// each declared once here (cudalab/harness/entry_points.hpp), bound to the
+// lab's code in backend_impl.hpp, called by the tests as
+// backend().call(entry::scale, y, x, alpha, n).
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "cudalab/harness/observation.hpp"
+#include "cudalab/harness/entry_points.hpp"
 
 namespace lab00::harness {
 
+using cudalab::harness::Entry;
+using cudalab::harness::In;
 using cudalab::harness::Observation;
+using cudalab::harness::Out;
 using cudalab::harness::RunOptions;
 
-class Backend : public cudalab::harness::BackendBase {
- public:
-  // Exercise 1: y = alpha * x; y comes back with what the device holds.
-  virtual Observation scale(std::vector<float>& y, const std::vector<float>& x, float alpha,
-                            const RunOptions& options = {}) = 0;
-};
+namespace entry {
+// Exercise 1: y = alpha * x on n elements.
+inline constexpr Entry<void(Out<float> y, In<float> x, float alpha, int n)> scale{"scale"};
+}  // namespace entry
+
+using Backend = cudalab::harness::EntryBackend;
 
 std::unique_ptr<Backend> make_emulator_backend();
 std::unique_ptr<Backend> make_gpu_backend(std::string* why_not = nullptr);

@@ -1,7 +1,6 @@
-// Lab 00's Backend, compiled once per backend (inline namespace CUDALAB_BACKEND).
+// Lab 00's entry points bound to its code, once per backend (inline
+// namespace CUDALAB_BACKEND).
 #pragma once
-
-#include <vector>
 
 #include "backend.hpp"
 #include "cudalab/harness/device_call.hpp"
@@ -10,15 +9,9 @@
 namespace lab00::harness {
 inline namespace CUDALAB_BACKEND {
 
-class LabBackend final : public cudalab::harness::BackendFor<Backend> {
+class LabBackend final : public cudalab::harness::EntryBackendFor<Backend> {
  public:
-  Observation scale(std::vector<float>& y, const std::vector<float>& x, float alpha,
-                    const RunOptions& options) override {
-    cudalab::DeviceBuffer<float> x_device(x);
-    return cudalab::harness::call_on_output(y, options, [&](float* y_device) {
-      lab00::scale(y_device, x_device.data(), alpha, static_cast<int>(x.size()));
-    });
-  }
+  LabBackend() { bind(entry::scale, lab00::scale); }
 };
 
 }  // namespace CUDALAB_BACKEND

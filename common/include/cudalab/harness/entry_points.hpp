@@ -1,0 +1,236 @@
+// A lab's entry points, each declared once: the functions of the lab's code
+// that its tests and its benchmark call, with the arguments the tests give.
+//
+//   // harness/00_sample/entry_points.hpp (seen by tests, backends, bench)
+//   inline constexpr Entry<void(Out<float>, In<float>, float, int)> scale{"scale"};
+//
+//   // harness/00_sample/backend_impl.hpp (built once per backend)
+//   LabBackend() { bind(entry::scale, lab00::scale); }
+//
+//   // a test: the output and the inputs go to the device and back, observed
+//   const Observation run = backend().call(entry::scale, y, x, alpha, n, options);
+//   // a benchmark: the function as the GPU build compiled it, on device pointers
+//   const auto scale = gpu_backend->device_function(entry::scale);
+//
+// The signature's parameters say how each argument travels:
+//   Out<T>  the call's output (at most one): std::vector<T>& on the test's
+//           side, T* on the device, between guard elements, observed (the
+//           emulator's coverage and sectors are of it), copied back even
+//           after a failure; Out<T>{values, k} places it k elements into its
+//           allocation (alignment tests);
+//   In<T>   an input: const std::vector<T>& on the test's side, const T* on
+//           the device;
+//   other   passed as it is (sizes, shapes, LaunchDims, enums, ...).
+// An entry with an Out returns the Observation; one without runs host code
+// and returns what the function returns (exceptions propagate). A binding
+// whose function differs from the device signature (a kernel launched on a
+// given LaunchDims, fp16 bits as __half) is a captureless lambda in the
+// backend. Backend-free: no CUDA, no emulator headers.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cudalab/harness/guard_value.hpp"
+#include "cudalab/harness/observation.hpp"
+
+namespace cudalab::harness {
+
+template <class T>
+struct Out {
+  Out(std::vector<T>& values, std::size_t offset = 0) : values(&values), offset(offset) {}
+  std::vector<T>* values;
+  std::size_t offset;  // elements between the allocation's start (after its guards) and values
+};
+
+template <class T>
+struct In {
+  In(const std::vector<T>& values) : values(&values) {}
+  const std::vector<T>* values;
+};
+
+namespace detail {
+template <class A>
+struct DeviceParam {
+  using type = A;
+};
+template <class T>
+struct DeviceParam<Out<T>> {
+  using type = T*;
+};
+template <class T>
+struct DeviceParam<In<T>> {
+  using type = const T*;
+};
+template <class A>
+inline constexpr bool is_out = false;
+template <class T>
+inline constexpr bool is_out<Out<T>> = true;
+template <class A>
+inline constexpr bool is_in = false;
+template <class T>
+inline constexpr bool is_in<In<T>> = true;
+}  // namespace detail
+
+template <class Signature>
+struct Entry;
+
+template <class R, class... Args>
+struct Entry<R(Args...)> {
+  static_assert((0 + ... + (detail::is_out<Args> ? 1 : 0)) <= 1, "an entry has at most one Out");
+  static constexpr bool kHasOutput = (false || ... || detail::is_out<Args>);
+  static_assert(!kHasOutput || std::is_void_v<R>, "an entry with an Out returns nothing");
+  static_assert(kHasOutput || !(false || ... || detail::is_in<Args>),
+                "an entry with an In has an Out (host code takes host values)");
+  // The function a backend binds: on device pointers where the test gives vectors.
+  using Device = R (*)(typename detail::DeviceParam<Args>::type...);
+  std::string_view name;
+};
+
+// The functions one backend's build bound, by entry name.
+class EntryTable {
+ public:
+  template <class Signature>
+  void add(const Entry<Signature>& entry, typename Entry<Signature>::Device function) {
+    functions_[std::string(entry.name)] = reinterpret_cast<void (*)()>(function);
+  }
+  template <class Signature>
+  typename Entry<Signature>::Device find(const Entry<Signature>& entry) const {
+    const auto found = functions_.find(std::string(entry.name));
+    if (found == functions_.end()) {
+      throw std::logic_error("this backend binds no entry point '" + std::string(entry.name) +
+                             "' (the lab's backend_impl.hpp)");
+    }
+    return reinterpret_cast<typename Entry<Signature>::Device>(found->second);
+  }
+
+ private:
+  std::map<std::string, void (*)()> functions_;
+};
+
+// A lab's Backend when it is called through entry points: the backend's
+// build binds them (EntryBackendFor, device_call.hpp) and provides the
+// device memory the calls stage their arguments in.
+class EntryBackend : public BackendBase {
+ public:
+  // Runs `entry` with `given` (the signature's arguments, then optionally
+  // RunOptions): the Observation of an entry with an Out, else the result.
+  template <class R, class... Args, class... Given>
+  auto call(const Entry<R(Args...)>& entry, Given&&... given) {
+    constexpr std::size_t kArgs = sizeof...(Args);
+    static_assert(sizeof...(Given) == kArgs || sizeof...(Given) == kArgs + 1,
+                  "call(entry, arguments..., [RunOptions])");
+    auto all = std::forward_as_tuple(std::forward<Given>(given)...);
+    RunOptions options;
+    if constexpr (sizeof...(Given) == kArgs + 1) options = std::get<kArgs>(all);
+    return call_with(entry, options, all, std::make_index_sequence<kArgs>{});
+  }
+
+  template <class Signature>
+  typename Entry<Signature>::Device device_function(const Entry<Signature>& entry) const {
+    return entries_.find(entry);
+  }
+
+ protected:
+  template <class Signature>
+  void bind(const Entry<Signature>& entry, typename Entry<Signature>::Device function) {
+    entries_.add(entry, function);
+  }
+
+  // Device memory holding a copy of `bytes` bytes at `host`.
+  virtual std::shared_ptr<void> upload(const void* host, std::size_t bytes) = 0;
+  // The output's `count` elements of `element_bytes` at `host` staged on
+  // the device `before` elements into an allocation between guard elements
+  // (`guard`: one element's bytes); `body(device output)` runs observed, and
+  // the output comes back into `host`.
+  virtual Observation run_on_output(void* host, std::size_t element_bytes, std::size_t count,
+                                    std::size_t before, const void* guard,
+                                    const RunOptions& options,
+                                    const std::function<void(void*)>& body) = 0;
+
+ private:
+  template <class Arg, class Given>
+  static Arg as_argument(Given&& given) {
+    return Arg(std::forward<Given>(given));
+  }
+
+  // An argument staged for the call: In's device copy, everything else as given.
+  template <class Arg>
+  struct Staged {
+    Arg argument;
+    std::shared_ptr<void> device;
+  };
+
+  template <class Arg>
+  Staged<Arg> stage(Arg argument) {
+    if constexpr (detail::is_in<Arg>) {
+      using T = std::remove_const_t<std::remove_pointer_t<typename detail::DeviceParam<Arg>::type>>;
+      const std::vector<T>& values = *argument.values;
+      return {argument, upload(values.data(), values.size() * sizeof(T))};
+    } else {
+      return {argument, nullptr};
+    }
+  }
+
+  template <class Arg>
+  static typename detail::DeviceParam<Arg>::type device_argument(const Staged<Arg>& staged,
+                                                                 void* output) {
+    using Param = typename detail::DeviceParam<Arg>::type;
+    if constexpr (detail::is_in<Arg>) {
+      return static_cast<Param>(staged.device.get());
+    } else if constexpr (detail::is_out<Arg>) {
+      return static_cast<Param>(output);
+    } else {
+      return staged.argument;
+    }
+  }
+
+  template <class R, class... Args, class Tuple, std::size_t... I>
+  auto call_with(const Entry<R(Args...)>& entry, const RunOptions& options, Tuple& given,
+                 std::index_sequence<I...>) {
+    const auto function = entries_.find(entry);
+    if constexpr (!Entry<R(Args...)>::kHasOutput) {
+      return function(as_argument<Args>(std::get<I>(given))...);
+    } else {
+      std::tuple<Staged<Args>...> staged{stage(as_argument<Args>(std::get<I>(given)))...};
+      return observe_output(staged, options, [&](void* output) {
+        function(device_argument(std::get<I>(staged), output)...);
+      });
+    }
+  }
+
+  template <class... Args, class Body>
+  Observation observe_output(std::tuple<Staged<Args>...>& staged, const RunOptions& options,
+                             Body&& body) {
+    Observation observation;
+    std::apply(
+        [&](auto&... each) {
+          const auto one = [&](auto& s) {
+            using Arg = std::decay_t<decltype(s.argument)>;
+            if constexpr (detail::is_out<Arg>) {
+              using T = std::remove_pointer_t<typename detail::DeviceParam<Arg>::type>;
+              const T guard = guard_value<T>();
+              observation =
+                  run_on_output(s.argument.values->data(), sizeof(T), s.argument.values->size(),
+                                s.argument.offset, &guard, options, body);
+            }
+          };
+          (one(each), ...);
+        },
+        staged);
+    return observation;
+  }
+
+  EntryTable entries_;
+};
+
+}  // namespace cudalab::harness
