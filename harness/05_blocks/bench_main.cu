@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 namespace {
 
 using cudalab::DeviceBuffer;
+namespace entry = lab05::harness::entry;
 using cudalab::harness::BenchRun;
 
 // Keep equal to bench_pytorch.py's ACTIVATION_SIZES and SOFTMAX_SHAPES.
@@ -72,10 +74,35 @@ void header(const char* title, const char* unit) {
               "of anchor");
 }
 
+// The lab's functions as the GPU build compiled them, on device pointers
+// (the entry points of backend.hpp), in the shapes the benchmark times.
+struct Lab {
+  explicit Lab(const lab05::harness::Backend& gpu)
+      : fused_activation(gpu.device_function(entry::fused_activation)),
+        unfused_activation(gpu.device_function(entry::unfused_activation)),
+        softmax_rows(gpu.device_function(entry::softmax)),
+        matmul_tiles(gpu.device_function(entry::matmul)) {}
+
+  // Contiguous rows.
+  void softmax(const float* x, int rows, int columns, float* out) const {
+    softmax_rows(x, rows, columns, columns, out, columns);
+  }
+  // group_m 0: row-major order.
+  void matmul(const void* a, const void* b, float* c, int m, int n, int k, int group_m) const {
+    matmul_tiles(m, n, k, static_cast<const std::uint16_t*>(a),
+                 static_cast<const std::uint16_t*>(b), c,
+                 lab05::harness::Ordering{group_m > 0, group_m});
+  }
+
+  cudalab::harness::DeviceOf<entry::fused_activation> fused_activation;
+  cudalab::harness::DeviceOf<entry::unfused_activation> unfused_activation;
+  cudalab::harness::DeviceOf<entry::softmax> softmax_rows;
+  cudalab::harness::DeviceOf<entry::matmul> matmul_tiles;
+};
+
 // ---- activation ------------------------------------------------------------------
 
-void bench_activation(BenchRun& run, const lab05::harness::DeviceFunctions& lab,
-                      cudalab::Random& rng) {
+void bench_activation(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
   {  // the check: n = 1000003 against sqrtf(x + 1)
     const int n = 1000003;
     const auto x = rng.uniform(n, 0.0f, 100.0f);
@@ -106,8 +133,7 @@ void bench_activation(BenchRun& run, const lab05::harness::DeviceFunctions& lab,
 
 // ---- softmax -----------------------------------------------------------------------
 
-void bench_softmax(BenchRun& run, const lab05::harness::DeviceFunctions& lab,
-                   cudalab::Random& rng) {
+void bench_softmax(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
   {  // the check: 37 x 781 against the double-precision softmax
     const int rows = 37, columns = 781;
     const auto x = rng.uniform(std::size_t(rows) * columns, -10.0f, 10.0f);
@@ -155,7 +181,7 @@ void cublas_fp16(cudalab::blas::Handle& handle, const void* a, const void* b, fl
                       cudalab::blas::MathMode::default_math);
 }
 
-void bench_matmul(BenchRun& run, const lab05::harness::DeviceFunctions& lab, cudalab::Random& rng) {
+void bench_matmul(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
   cudalab::blas::Handle handle;
   for (const int group_m : {0, kGroupM}) {  // the check: 133 x 71 x 97
     const int m = 133, n = 71, k = 97;
@@ -218,7 +244,10 @@ void bench_matmul(BenchRun& run, const lab05::harness::DeviceFunctions& lab, cud
 
 void bench(BenchRun& run) {
   cudalab::Random rng = cudalab::Random::fresh();
-  const lab05::harness::DeviceFunctions lab = lab05::harness::gpu_device_functions();
+  std::string why_not;
+  const auto gpu = lab05::harness::make_gpu_backend(&why_not);
+  if (gpu == nullptr) throw std::runtime_error("lab05_bench needs the GPU backend: " + why_not);
+  const Lab lab(*gpu);
   bench_activation(run, lab, rng);
   bench_softmax(run, lab, rng);
   bench_matmul(run, lab, rng);

@@ -38,7 +38,7 @@ TEST_P(Ex1VectorAdd, Ex1_AddOnAwkwardLengths) {
     for (int i = 0; i < n; ++i) expected[i] = x[i] + y[i];
     auto out = nans(n);
     const std::string what = "add on n = " + std::to_string(n);
-    const auto observation = backend().add(x, y, out);
+    const auto observation = backend().call(harness::entry::add, x, y, out, n);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(matches(out, expected, {}, what));
     EXPECT_TRUE(nothing_written_outside(observation, what));
@@ -54,7 +54,7 @@ TEST_P(Ex1VectorAdd, Ex1_FusedActivationOnAwkwardLengths) {
     for (int i = 0; i < n; ++i) expected[i] = std::sqrt(x[i] + 1.0f);
     auto out = nans(n);
     const std::string what = "fused_activation on n = " + std::to_string(n);
-    const auto observation = backend().fused_activation(x, out);
+    const auto observation = backend().call(harness::entry::fused_activation, x, out, n);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(matches(out, expected, {}, what));
     EXPECT_TRUE(nothing_written_outside(observation, what));
@@ -72,7 +72,8 @@ TEST_P(Ex1Trace, Ex1_FusedActivationIsOneTripThroughMemory) {
     const auto x = rng_.uniform(n, 0.0f, 10.0f);
     auto out = nans(n);
     const std::string what = "fused_activation on n = " + std::to_string(n);
-    const auto observation = backend().fused_activation(x, out, RunOptions{.trace = true});
+    const auto observation =
+        backend().call(harness::entry::fused_activation, x, out, n, RunOptions{.trace = true});
     ASSERT_TRUE(ran(observation)) << what;
     const std::uint64_t bytes = 4ull * n;
     EXPECT_TRUE(moved_bytes(observation, bytes, bytes, what));
@@ -85,7 +86,9 @@ TEST_P(Ex1Trace, Ex1_FusedActivationIsOneTripThroughMemory) {
   const int n = 4099;
   const auto x = rng_.uniform(n, 0.0f, 10.0f);
   auto out = nans(n);
-  const auto unfused = backend().unfused_activation(x, out, RunOptions{.trace = true});
+  const auto unfused =
+      backend().call(harness::entry::unfused_activation, x, harness::Temp<float>{std::size_t(n)},
+                     out, n, RunOptions{.trace = true});
   ASSERT_TRUE(ran(unfused));
   EXPECT_TRUE(moved_bytes(unfused, 8ull * n, 8ull * n, "unfused_activation"));
 }
@@ -94,7 +97,8 @@ TEST_P(Ex1Trace, Ex1_AddReadsEachInputOnceInCoalescedRequests) {
   const int n = 5003;
   const auto x = rng_.uniform(n, -1.0f, 1.0f), y = rng_.uniform(n, -1.0f, 1.0f);
   auto out = nans(n);
-  const auto observation = backend().add(x, y, out, RunOptions{.trace = true});
+  const auto observation =
+      backend().call(harness::entry::add, x, y, out, n, RunOptions{.trace = true});
   ASSERT_TRUE(ran(observation));
   EXPECT_TRUE(moved_bytes(observation, 8ull * n, 4ull * n, "add on n = 5003"));
   EXPECT_TRUE(coalesced(*observation.loads, 4, "add (loads)"));

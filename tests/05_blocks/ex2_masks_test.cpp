@@ -41,7 +41,7 @@ TEST_P(Ex2Masks, Ex2_StridedGather) {
       for (int i = 0; i < n; ++i) expected[i] = x[std::size_t(i) * stride];
       const std::string what =
           "strided_gather, n = " + std::to_string(n) + ", stride " + std::to_string(stride);
-      const auto observation = backend().strided_gather(x, stride, out);
+      const auto observation = backend().call(harness::entry::strided_gather, x, stride, out, n);
       ASSERT_TRUE(ran(observation)) << what;
       EXPECT_TRUE(matches(out, expected, {}, what));
       EXPECT_TRUE(nothing_written_outside(observation, what));
@@ -63,7 +63,7 @@ TEST_P(Ex2Masks, Ex2_ColumnSums) {
       for (int c = 0; c < columns; ++c) expected[c] += x[std::size_t(r) * columns + c];
     }
     const std::string what = "column_sums of " + shape_text(rows, columns);
-    const auto observation = backend().column_sums(x, rows, columns, out);
+    const auto observation = backend().call(harness::entry::column_sums, x, rows, columns, out);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(matches(out, expected, {}, what));
     EXPECT_TRUE(nothing_written_outside(observation, what));
@@ -83,7 +83,7 @@ TEST_P(Ex2Masks, Ex2_ColumnMaxesOfNegativeValues) {
     }
     const std::string what = "column_maxes of " + shape_text(rows, columns) +
                              " values in [-100, -1) (what does a masked-out element read as?)";
-    const auto observation = backend().column_maxes(x, rows, columns, out);
+    const auto observation = backend().call(harness::entry::column_maxes, x, rows, columns, out);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(matches(out, expected, {}, what));
     EXPECT_TRUE(nothing_written_outside(observation, what));
@@ -110,7 +110,7 @@ TEST_P(Ex2Masks, Ex2_ColumnMaxesOfMinusInfinity) {
     const std::string what = "column_maxes of " + shape_text(rows, columns) +
                              " with every third column -infinity (what does a masked-out "
                              "element read as?)";
-    const auto observation = backend().column_maxes(x, rows, columns, out);
+    const auto observation = backend().call(harness::entry::column_maxes, x, rows, columns, out);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(matches(out, expected, {}, what));
     EXPECT_TRUE(nothing_written_outside(observation, what));
@@ -126,7 +126,8 @@ TEST_P(Ex2Trace, Ex2_MaskedElementsAreNeverRead) {
   const int rows = 45, columns = 781;
   const auto x = rng_.uniform(std::size_t(rows) * columns, -1.0f, 1.0f);
   std::vector<float> out(columns, kNaN);
-  const auto observation = backend().column_sums(x, rows, columns, out, RunOptions{.trace = true});
+  const auto observation =
+      backend().call(harness::entry::column_sums, x, rows, columns, out, RunOptions{.trace = true});
   ASSERT_TRUE(ran(observation));
   EXPECT_TRUE(moved_bytes(observation, 4ull * rows * columns, 4ull * columns,
                           "column_sums of " + shape_text(rows, columns)));
@@ -140,7 +141,8 @@ TEST_P(Ex2Trace, Ex2_GatherStoresEachElementOnceCoalesced) {
   const auto x = rng_.uniform(std::size_t(n - 1) * stride + 1, -1.0f, 1.0f);
   std::vector<float> out(n, kNaN);
   const std::string what = "strided_gather, n = 5000, stride 3";
-  const auto observation = backend().strided_gather(x, stride, out, RunOptions{.trace = true});
+  const auto observation =
+      backend().call(harness::entry::strided_gather, x, stride, out, n, RunOptions{.trace = true});
   ASSERT_TRUE(ran(observation)) << what;
   EXPECT_TRUE(moved_bytes(observation, 4ull * n, 4ull * n, what));
   EXPECT_TRUE(coalesced(*observation.stores, 4, what + " (stores)"));

@@ -62,7 +62,8 @@ class Ex3Softmax : public OnBackend {
   void expect_softmax(const Case& c, const std::vector<float>& x) {
     auto expected = expected_softmax(c, x);
     std::vector<float> out(expected.size(), kUntouched);
-    const auto observation = backend().softmax(x, c.rows, c.columns, c.x_stride, out, c.out_stride);
+    const auto observation = backend().call(harness::entry::softmax, x, c.rows, c.columns,
+                                            c.x_stride, out, c.out_stride);
     ASSERT_TRUE(ran(observation)) << c.what();
     // The reference's NaN rows must be NaN; then both sides compare as 0 there.
     for (std::size_t e = 0; e < expected.size(); ++e) {
@@ -134,8 +135,8 @@ TEST_P(Ex3Trace, Ex3_ReadsAndWritesEachElementOnce) {
   const int rows = 64, columns = 781;
   const auto x = rng_.uniform(std::size_t(rows) * columns, -1.0f, 1.0f);
   std::vector<float> out(x.size(), kUntouched);
-  const auto observation =
-      backend().softmax(x, rows, columns, columns, out, columns, RunOptions{.trace = true});
+  const auto observation = backend().call(harness::entry::softmax, x, rows, columns, columns, out,
+                                          columns, RunOptions{.trace = true});
   ASSERT_TRUE(ran(observation));
   const std::uint64_t bytes = 4ull * rows * columns;
   EXPECT_TRUE(moved_bytes(observation, bytes, bytes, "softmax of 64 x 781"));

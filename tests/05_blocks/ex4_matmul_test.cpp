@@ -82,7 +82,8 @@ class Ex4Matmul : public OnBackend {
  protected:
   Observation run(const Problem& p, std::vector<float>& c, const RunOptions& options = {}) {
     c.assign(std::size_t(p.shape.m) * p.shape.n, std::numeric_limits<float>::quiet_NaN());
-    return backend().matmul(p.shape.m, p.shape.n, p.shape.k, p.a, p.b, c, {}, options);
+    return backend().call(harness::entry::matmul, p.shape.m, p.shape.n, p.shape.k, p.a, p.b, c,
+                          harness::Ordering{}, options);
   }
   void expect_product(const Problem& p) {
     std::vector<float> c;
@@ -119,7 +120,7 @@ CUDALAB_ON_ALL_BACKENDS(Ex4Matmul);
 class Ex4Trace : public Ex4Matmul {};
 
 TEST_P(Ex4Trace, Ex4_EachProgramLoadsItsPanelsOnce) {
-  const auto tile = backend().matmul_tile();
+  const auto tile = backend().call(harness::entry::matmul_tile);
   const int bm = tile[0], bn = tile[1];
   for (const Shape& s : {Shape{127, 65, 70}, Shape{61, 53, 97}}) {
     const Problem p = random_problem(s, -1.0f, 1.0f);

@@ -43,7 +43,9 @@ TEST_P(Ex5Grouped, Ex5_GroupedTilesAreTritonsBijection) {
       const std::string what = "grid " + std::to_string(grid_m) + " x " + std::to_string(grid_n) +
                                ", group_m " + std::to_string(group_m);
       std::vector<int> tiles(2 * std::size_t(grid_m) * grid_n, -1);
-      ASSERT_TRUE(ran(backend().grouped_tiles(grid_m, grid_n, group_m, tiles))) << what;
+      ASSERT_TRUE(
+          ran(backend().call(harness::entry::grouped_tiles, grid_m, grid_n, group_m, tiles)))
+          << what;
       std::set<std::pair<int, int>> seen;
       for (int pid = 0; pid < grid_m * grid_n; ++pid) {
         const std::pair<int, int> tile{tiles[2 * pid], tiles[2 * pid + 1]};
@@ -74,10 +76,12 @@ int independent_count(TileOf tile_of, int grid_m, int grid_n, int k_blocks, int 
 }
 
 TEST_P(Ex5Grouped, Ex5_CacheModelOfTheFirstWave) {
-  EXPECT_EQ(backend().first_wave_block_loads(Ordering{false, 0}, 9, 9, 9, 9), 90)
+  EXPECT_EQ(backend().call(harness::entry::first_wave_block_loads, Ordering{false, 0}, 9, 9, 9, 9),
+            90)
       << "row by row, the first 9 programs read 1 row panel of A and 9 column panels of B, 9 "
          "blocks each";
-  EXPECT_EQ(backend().first_wave_block_loads(Ordering{true, 3}, 9, 9, 9, 9), 54)
+  EXPECT_EQ(backend().call(harness::entry::first_wave_block_loads, Ordering{true, 3}, 9, 9, 9, 9),
+            54)
       << "grouped by 3, the first 9 programs read 3 row panels and 3 column panels";
   for (const auto& [grid_m, grid_n] : kGrids) {
     for (const int group_m : kGroups) {
@@ -86,18 +90,18 @@ TEST_P(Ex5Grouped, Ex5_CacheModelOfTheFirstWave) {
         const std::string what = "grid " + std::to_string(grid_m) + " x " + std::to_string(grid_n) +
                                  ", wave " + std::to_string(wave);
         EXPECT_EQ(
-            backend().first_wave_block_loads(Ordering{true, group_m}, grid_m, grid_n, k_blocks,
-                                             wave),
+            backend().call(harness::entry::first_wave_block_loads, Ordering{true, group_m}, grid_m,
+                           grid_n, k_blocks, wave),
             independent_count([&](int pid) { return triton_tile(pid, grid_m, grid_n, group_m); },
                               grid_m, grid_n, k_blocks, wave))
             << what << ", grouped by " << group_m;
-        EXPECT_EQ(
-            backend().first_wave_block_loads(Ordering{false, 0}, grid_m, grid_n, k_blocks, wave),
-            independent_count(
-                [&](int pid) {
-                  return std::pair{pid / grid_n, pid % grid_n};
-                },
-                grid_m, grid_n, k_blocks, wave))
+        EXPECT_EQ(backend().call(harness::entry::first_wave_block_loads, Ordering{false, 0}, grid_m,
+                                 grid_n, k_blocks, wave),
+                  independent_count(
+                      [&](int pid) {
+                        return std::pair{pid / grid_n, pid % grid_n};
+                      },
+                      grid_m, grid_n, k_blocks, wave))
             << what << ", row by row";
         if (HasFailure()) return;
       }
@@ -121,8 +125,10 @@ TEST_P(GroupedMatmul, SameBitsAsRowMajor) {
     b.push_back(cudalab::numerics::fp32_to_fp16_bits(v));
   }
   std::vector<float> row_major(std::size_t(m) * n), grouped(row_major.size());
-  ASSERT_TRUE(ran(backend().matmul(m, n, k, a, b, row_major, Ordering{false, 0})));
-  ASSERT_TRUE(ran(backend().matmul(m, n, k, a, b, grouped, Ordering{true, 3})));
+  ASSERT_TRUE(
+      ran(backend().call(harness::entry::matmul, m, n, k, a, b, row_major, Ordering{false, 0})));
+  ASSERT_TRUE(
+      ran(backend().call(harness::entry::matmul, m, n, k, a, b, grouped, Ordering{true, 3})));
   EXPECT_EQ(grouped, row_major);
 }
 

@@ -130,7 +130,7 @@ class Lab05Source final : public LabSource {
     const auto& v = request.values;
     const int m = static_cast<int>(v[kM]), n = static_cast<int>(v[kN]), k = static_cast<int>(v[kK]);
     auto backend = harness::make_emulator_backend();
-    const std::vector<int> tile = backend->matmul_tile();  // BM, BN, BK
+    const std::vector<int> tile = backend->call(harness::entry::matmul_tile);  // BM, BN, BK
     const lab05::MatmulShape shape{std::uint64_t(m),
                                    std::uint64_t(n),
                                    std::uint64_t(k),
@@ -150,7 +150,8 @@ class Lab05Source final : public LabSource {
 
     emu::ScopedOptions scoped = quiet_options();
     emu::Recording recording;
-    const harness::Observation seen = backend->matmul(m, n, k, a, b, c, ordering);
+    const harness::Observation seen =
+        backend->call(harness::entry::matmul, m, n, k, a, b, c, ordering);
     RunOutcome out;
     out.error = run_problems(seen, recording);
     if (recording.launches().empty()) {
@@ -205,8 +206,11 @@ class Lab05Source final : public LabSource {
     auto backend = harness::make_emulator_backend();
     emu::ScopedOptions scoped = quiet_options();
     emu::Recording recording;
-    const harness::Observation seen = request.version == kFused ? backend->fused_activation(x, y)
-                                                                : backend->unfused_activation(x, y);
+    const int n = static_cast<int>(x.size());
+    const harness::Observation seen = request.version == kFused
+                                          ? backend->call(harness::entry::fused_activation, x, y, n)
+                                          : backend->call(harness::entry::unfused_activation, x,
+                                                          harness::Temp<float>{x.size()}, y, n);
     RunOutcome out;
     out.error = run_problems(seen, recording);
     if (recording.launches().empty()) {

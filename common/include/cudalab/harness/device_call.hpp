@@ -222,9 +222,11 @@ template <class Interface>
 class EntryBackendFor : public BackendFor<Interface> {
  protected:
   std::shared_ptr<void> upload(const void* host, std::size_t bytes) override {
-    const auto* first = static_cast<const std::byte*>(host);
-    auto device = std::make_shared<cudalab::DeviceBuffer<std::byte>>(
-        std::span<const std::byte>(first, bytes));
+    auto device = std::make_shared<cudalab::DeviceBuffer<std::byte>>(bytes);
+    if (host != nullptr) {
+      device->copy_from_host(
+          std::span<const std::byte>(static_cast<const std::byte*>(host), bytes));
+    }
     return std::shared_ptr<void>(device, device->data());
   }
 

@@ -20,6 +20,8 @@
 //           allocation (alignment tests);
 //   In<T>   an input: const std::vector<T>& on the test's side, const T* on
 //           the device;
+//   Temp<T> scratch: Temp<T>{count} on the test's side, T* on the device
+//           (uninitialised, freed after the call);
 //   other   passed as it is (sizes, shapes, LaunchDims, enums, ...).
 // An entry with an Out returns the Observation; one without runs host code
 // and returns what the function returns (exceptions propagate). A binding
@@ -58,6 +60,13 @@ struct In {
   const std::vector<T>* values;
 };
 
+// Scratch memory the lab code needs (an intermediate it writes and reads
+// back): `count` elements on the device, uninitialised, freed after the call.
+template <class T>
+struct Temp {
+  std::size_t count;
+};
+
 namespace detail {
 template <class A>
 struct DeviceParam {
@@ -71,6 +80,10 @@ template <class T>
 struct DeviceParam<In<T>> {
   using type = const T*;
 };
+template <class T>
+struct DeviceParam<Temp<T>> {
+  using type = T*;
+};
 template <class A>
 inline constexpr bool is_out = false;
 template <class T>
@@ -79,6 +92,10 @@ template <class A>
 inline constexpr bool is_in = false;
 template <class T>
 inline constexpr bool is_in<In<T>> = true;
+template <class A>
+inline constexpr bool is_temp = false;
+template <class T>
+inline constexpr bool is_temp<Temp<T>> = true;
 }  // namespace detail
 
 template <class Signature>
@@ -89,12 +106,16 @@ struct Entry<R(Args...)> {
   static_assert((0 + ... + (detail::is_out<Args> ? 1 : 0)) <= 1, "an entry has at most one Out");
   static constexpr bool kHasOutput = (false || ... || detail::is_out<Args>);
   static_assert(!kHasOutput || std::is_void_v<R>, "an entry with an Out returns nothing");
-  static_assert(kHasOutput || !(false || ... || detail::is_in<Args>),
-                "an entry with an In has an Out (host code takes host values)");
+  static_assert(kHasOutput || !(false || ... || (detail::is_in<Args> || detail::is_temp<Args>)),
+                "an entry with an In or a Temp has an Out (host code takes host values)");
   // The function a backend binds: on device pointers where the test gives vectors.
   using Device = R (*)(typename detail::DeviceParam<Args>::type...);
   std::string_view name;
 };
+
+// The device function type of an entry point: DeviceOf<entry::scale>.
+template <const auto& E>
+using DeviceOf = typename std::remove_cvref_t<decltype(E)>::Device;
 
 // The functions one backend's build bound, by entry name.
 class EntryTable {
@@ -146,7 +167,8 @@ class EntryBackend : public BackendBase {
     entries_.add(entry, function);
   }
 
-  // Device memory holding a copy of `bytes` bytes at `host`.
+  // Device memory of `bytes` bytes holding a copy of those at `host`
+  // (uninitialised where `host` is null).
   virtual std::shared_ptr<void> upload(const void* host, std::size_t bytes) = 0;
   // The output's `count` elements of `element_bytes` at `host` staged on
   // the device `before` elements into an allocation between guard elements
@@ -176,6 +198,9 @@ class EntryBackend : public BackendBase {
       using T = std::remove_const_t<std::remove_pointer_t<typename detail::DeviceParam<Arg>::type>>;
       const std::vector<T>& values = *argument.values;
       return {argument, upload(values.data(), values.size() * sizeof(T))};
+    } else if constexpr (detail::is_temp<Arg>) {
+      using T = std::remove_pointer_t<typename detail::DeviceParam<Arg>::type>;
+      return {argument, upload(nullptr, argument.count * sizeof(T))};
     } else {
       return {argument, nullptr};
     }
@@ -185,7 +210,7 @@ class EntryBackend : public BackendBase {
   static typename detail::DeviceParam<Arg>::type device_argument(const Staged<Arg>& staged,
                                                                  void* output) {
     using Param = typename detail::DeviceParam<Arg>::type;
-    if constexpr (detail::is_in<Arg>) {
+    if constexpr (detail::is_in<Arg> || detail::is_temp<Arg>) {
       return static_cast<Param>(staged.device.get());
     } else if constexpr (detail::is_out<Arg>) {
       return static_cast<Param>(output);
