@@ -79,9 +79,10 @@ inline std::string hex_mask(unsigned mask) {
   return s.str();
 }
 
-// Whether all 32 lanes take part in this call; if not, why not.
-inline std::string missing_lanes(const WarpState& warp, const ExchangeTable& table,
-                                 unsigned warp_index, const ExchangeEntry& mine) {
+// Whether all 32 lanes take part in this call; if not, why not. `entries`:
+// the warp's 32 table entries (ExchangeEntry or ValueEntry), in lane order.
+template <class Entry>
+std::string missing_lanes(const WarpState& warp, const Entry* entries, const Entry& mine) {
   if (warp.existing != kFullWarp) {
     return "the warp has only the lanes " + hex_mask(warp.existing) +
            " (the block's thread count is not a multiple of 32)";
@@ -89,7 +90,7 @@ inline std::string missing_lanes(const WarpState& warp, const ExchangeTable& tab
   if (warp.exited != 0) return "lanes " + hex_mask(warp.exited) + " have exited";
   unsigned elsewhere = 0;
   for (unsigned lane = 0; lane < 32; ++lane) {
-    const ExchangeEntry& other = table.lanes[warp_index * 32 + lane];
+    const Entry& other = entries[lane];
     if (!other.valid || other.syncs != mine.syncs || !same_site(other.site, mine.site)) {
       elsewhere |= 1u << lane;
     }
@@ -123,7 +124,8 @@ bool warp_rendezvous(const void* mine, void* destination, const char* instructio
   // Between the two rendezvous the warp's count stays at warp.syncs.
   std::uint32_t& complete_after = table.complete_after[me->warp];
   const bool first = complete_after != warp.syncs;
-  const std::string missing = first ? missing_lanes(warp, table, me->warp, entry) : std::string();
+  const std::string missing =
+      first ? missing_lanes(warp, &table.lanes[me->warp * 32], entry) : std::string();
   const bool complete = missing.empty();
   if (complete) {
     complete_after = warp.syncs;
@@ -179,6 +181,97 @@ bool warp_exchange_once(const Registers& mine, Result& destination, const char* 
                            }
                            compute(lanes, destinations);
                          });
+}
+
+// The by-value form, with one rendezvous instead of two. Each lane copies
+// its registers into a per-worker table, whose entry also holds its result;
+// once all 32 have arrived, the first lane to run (the last to arrive, which
+// does not park) checks that the call is complete and runs
+// compute(lanes, results) once, filling every lane's result in the table;
+// each lane then copies its own out. As no lane reads another's stack, no
+// lane waits for the others to finish: a lane that runs on to its next call
+// writes only its own entry, after it has read its result, and that call
+// cannot complete before every lane has arrived there too. A lane knows that
+// its call was computed by the warp's collective count it arrived with: all
+// 32 arrived with the same one, and only one rendezvous completes at each.
+template <class Registers, class Result>
+struct ValueEntry {
+  Registers registers;
+  Result result;
+  std::uint32_t syncs = 0;
+  std::source_location site;
+  bool valid = false;  // ever used in this block (stale entries have older syncs)
+};
+
+template <class Registers, class Result>
+struct ValueTable {
+  const BlockRun* run = nullptr;
+  std::uint64_t launch = 0;
+  std::uint64_t block = 0;
+  std::vector<ValueEntry<Registers, Result>> lanes;
+  // Per warp: 1 + the collective count of the last call computed (0: none).
+  std::vector<std::uint32_t> computed;
+};
+
+template <class Registers, class Result>
+ValueTable<Registers, Result>& value_table_for(const BlockRun& run) {
+  thread_local ValueTable<Registers, Result> table;
+  if (table.run != &run || table.launch != run.launch->id || table.block != run.info.block_linear ||
+      table.lanes.size() != run.thread_count) {
+    table.run = &run;
+    table.launch = run.launch->id;
+    table.block = run.info.block_linear;
+    table.lanes.assign(run.thread_count, ValueEntry<Registers, Result>{});
+    table.computed.assign((run.thread_count + 31) / 32, 0);
+  }
+  return table;
+}
+
+// mine -> the warp; compute(lanes, results) (lanes[l]: lane l's registers,
+// results[l]: where lane l's result goes) runs once per call; this lane's
+// result lands in `out`. Otherwise (not all 32 lanes there) the report names
+// `instruction`, `when_missing` says what `out` holds (it is left as it
+// was), and the result is false.
+template <class Registers, class Result, class Compute>
+bool warp_exchange_values(const Registers& mine, Result& out, const char* instruction,
+                          const char* when_missing, const std::source_location& site,
+                          Compute&& compute) {
+  ThreadState* me = current_thread;
+  BlockRun* run = me->run;
+  if (!run) return false;  // outside a kernel: nothing to meet
+  WarpState& warp = run->warps[me->warp];
+  auto& table = value_table_for<Registers, Result>(*run);
+  auto& entry = table.lanes[me->linear];
+  entry.registers = mine;
+  entry.syncs = warp.syncs;
+  entry.site = site;
+  entry.valid = true;
+
+  run->collective(WarpOp::sync, warp.existing, 0, 0, 32, site);
+
+  std::uint32_t& computed = table.computed[me->warp];
+  if (computed != entry.syncs + 1) {
+    auto* entries = &table.lanes[me->warp * 32];
+    const std::string missing = missing_lanes(warp, entries, entry);
+    if (!missing.empty()) {
+      run->report(ReportKind::warp_collective, me->linear,
+                  std::string(instruction) +
+                      " must be executed by all 32 lanes of the warp together, but " + missing +
+                      "; " + when_missing,
+                  &site, cudaErrorLaunchFailure);
+      return false;
+    }
+    computed = entry.syncs + 1;
+    const Registers* lanes[32];
+    Result* results[32];
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      lanes[lane] = &entries[lane].registers;
+      results[lane] = &entries[lane].result;
+    }
+    compute(lanes, results);
+  }
+  out = entry.result;
+  return true;
 }
 
 }  // namespace cudalab::emu::detail

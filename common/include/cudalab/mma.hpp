@@ -69,10 +69,11 @@ namespace mma_detail {
 inline void warp_mma(emu::detail::MmaShape shape, numerics::MmaFormat format, float* d,
                      const std::uint32_t* a, const std::uint32_t* b, const float* c,
                      const std::source_location& site) {
-  emu::detail::MmaRegisters mine{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {c[0], c[1], c[2], c[3]}};
-  float result[4];
-  emu::detail::warp_mma(shape, format, numerics::mma_k_block(format), mine, result, site);
-  for (int i = 0; i < 4; ++i) d[i] = result[i];
+  const emu::detail::MmaD result = emu::detail::warp_mma(
+      shape, format, numerics::mma_k_block(format),
+      emu::detail::MmaRegisters{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {c[0], c[1], c[2], c[3]}},
+      site);
+  for (int i = 0; i < 4; ++i) d[i] = result.d[i];
 }
 
 }  // namespace mma_detail
