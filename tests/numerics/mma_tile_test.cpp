@@ -166,9 +166,10 @@ struct Counts {
 };
 
 // Every element of the tile against mma_dot; the first few differences printed.
-void check_tile(const Tile& t, MmaFormat format, int k, int k_block, Counts& counts) {
+void check_tile(const Tile& t, MmaFormat format, int k, int k_block, Counts& counts,
+                MmaTileLanes lanes) {
   float d[128];
-  counts.fast_rows += mma_tile_m16n8(format, k, k_block, t.a, t.b, t.c, d);
+  counts.fast_rows += mma_tile_m16n8(format, k, k_block, t.a, t.b, t.c, d, lanes);
   counts.rows += 16;
   for (int i = 0; i < 16; ++i) {
     for (int j = 0; j < 8; ++j) {
@@ -193,25 +194,29 @@ int tiles() {
   return n ? std::atoi(n) : 4000;
 }
 
+// Both vector widths (AVX2's 8 lanes where the processor has them, and 4).
 void check_format(MmaFormat format, int k, int k_block, std::uint64_t seed, double fast_share) {
-  TileSource source(format, k, seed);
-  Counts counts;
-  Tile t{};
-  for (int n = 0; n < tiles(); ++n) {
-    source.fill(t, n % 8);
-    check_tile(t, format, k, k_block, counts);
-  }
-  // d may be c.
-  source.fill(t, 0);
-  float d[128];
-  mma_tile_m16n8(format, k, k_block, t.a, t.b, t.c, d);
-  mma_tile_m16n8(format, k, k_block, t.a, t.b, t.c, t.c);
-  for (int i = 0; i < 128; ++i) EXPECT_EQ(float_bits(d[i]), float_bits(t.c[i])) << i;
+  for (MmaTileLanes lanes : {MmaTileLanes::widest, MmaTileLanes::four}) {
+    TileSource source(format, k, seed);
+    Counts counts;
+    Tile t{};
+    for (int n = 0; n < tiles(); ++n) {
+      source.fill(t, n % 8);
+      check_tile(t, format, k, k_block, counts, lanes);
+    }
+    // d may be c.
+    source.fill(t, 0);
+    float d[128];
+    mma_tile_m16n8(format, k, k_block, t.a, t.b, t.c, d, lanes);
+    mma_tile_m16n8(format, k, k_block, t.a, t.b, t.c, t.c, lanes);
+    for (int i = 0; i < 128; ++i) EXPECT_EQ(float_bits(d[i]), float_bits(t.c[i])) << i;
 
-  std::printf("%ld elements, %ld differ; %ld of %ld rows in the fp32 form\n", counts.elements,
-              counts.differing, counts.fast_rows, counts.rows);
-  EXPECT_EQ(counts.differing, 0);
-  EXPECT_GE(static_cast<double>(counts.fast_rows), fast_share * static_cast<double>(counts.rows));
+    std::printf("%s lanes: %ld elements, %ld differ; %ld of %ld rows in the fp32 form\n",
+                lanes == MmaTileLanes::four ? "4" : "widest", counts.elements, counts.differing,
+                counts.fast_rows, counts.rows);
+    EXPECT_EQ(counts.differing, 0);
+    EXPECT_GE(static_cast<double>(counts.fast_rows), fast_share * static_cast<double>(counts.rows));
+  }
 }
 
 TEST(NumericsMmaTile, Fp16SameBitsAsTheModel) { check_format(MmaFormat::fp16, 16, 16, 1, 0.5); }
@@ -239,9 +244,11 @@ TEST(NumericsMmaTile, EdgeVectors) {
     float d[128];
     mma_tile_m16n8(v.format, k, mma_k_block(v.format), t.a, t.b, t.c, d);
     EXPECT_EQ(float_bits(d[0]), v.expected_bits) << v.name;
-    Counts counts;
-    check_tile(t, v.format, k, mma_k_block(v.format), counts);
-    EXPECT_EQ(counts.differing, 0) << v.name;
+    for (MmaTileLanes lanes : {MmaTileLanes::widest, MmaTileLanes::four}) {
+      Counts counts;
+      check_tile(t, v.format, k, mma_k_block(v.format), counts, lanes);
+      EXPECT_EQ(counts.differing, 0) << v.name;
+    }
   }
 }
 
