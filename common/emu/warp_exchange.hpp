@@ -1,18 +1,22 @@
 // Internal: how a warp-wide instruction that reads other lanes' registers
 // (mma.sync: warp_mma.cpp, ldmatrix: warp_ldmatrix.cpp) meets its warp.
 //
-// On the GPU the instruction reads all 32 lanes' registers at once. Here
-// each lane leaves a pointer to its registers (and, for warp_exchange_once,
-// to its destination) in a per-block table and parks in a rendezvous (the
-// warp collectives' own, warp.cpp); once all 32 have arrived, either each
-// lane reads the others' registers from the table and computes its own
-// result (warp_exchange), or the first lane to run computes every lane's
-// result into their destinations (warp_exchange_once: the work is done once
-// per instruction, not 32 times). Then all wait in a second rendezvous, so
-// that no lane leaves (and reuses the stack its registers and destination
-// live on) while another still uses them. A call made by fewer lanes (the
-// others exited, or took another branch) is a warp_collective report naming
-// the caller's line.
+// On the GPU the instruction reads all 32 lanes' registers at once. Here the
+// lanes meet in a rendezvous (the warp collectives' own, warp.cpp), in one of
+// two forms:
+//  * warp_exchange: each lane leaves a pointer to its registers in a
+//    per-block table and parks; once all 32 have arrived, each lane reads
+//    the others' registers and computes its own result; then all wait in a
+//    second rendezvous, so that no lane leaves (and reuses the stack its
+//    registers live on) while another still reads them (ldmatrix, wmma's
+//    loads and stores).
+//  * warp_exchange_values: each lane copies its registers into the table and
+//    parks; the first lane to run once all 32 are there computes every
+//    lane's result into the table (once per instruction, not 32 times), and
+//    each lane copies its own out. Nobody reads another lane's stack, so one
+//    rendezvous is enough (mma.sync, wmma::mma_sync).
+// A call made by fewer lanes (the others exited, or took another branch) is a
+// warp_collective report naming the caller's line.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +37,6 @@ inline constexpr unsigned kFullWarp = 0xffffffffu;
 // rendezvous arrived with the same count, a stale entry has an older one.
 struct ExchangeEntry {
   const void* registers = nullptr;
-  void* destination = nullptr;  // warp_exchange_once only
   std::uint32_t syncs = 0;
   std::source_location site;
   bool valid = false;
@@ -48,8 +51,7 @@ struct ExchangeTable {
   std::vector<ExchangeEntry> lanes;
   // Per warp: the warp's collective count after the last rendezvous a lane
   // found complete (0: none yet). The count is unique to one rendezvous, so
-  // the other lanes of that call need not check again, and for
-  // warp_exchange_once, compute only in the first lane.
+  // the other lanes of that call need not check again.
   std::vector<std::uint32_t> complete_after;
 };
 
@@ -101,21 +103,19 @@ std::string missing_lanes(const WarpState& warp, const Entry* entries, const Ent
   return {};
 }
 
-// The rendezvous both forms share: on_complete(entries, first) runs in every
-// lane once all 32 are there (entries: the warp's table entries in lane
-// order; first: whether this lane is the first of the call to run it);
+// warp_exchange's two rendezvous: on_complete(entries) runs in every lane
+// once all 32 are there (entries: the warp's table entries in lane order);
 // otherwise this lane reports. The result: whether all 32 were there.
 template <class OnComplete>
-bool warp_rendezvous(const void* mine, void* destination, const char* instruction,
-                     const char* when_missing, const std::source_location& site,
-                     OnComplete&& on_complete) {
+bool warp_rendezvous(const void* mine, const char* instruction, const char* when_missing,
+                     const std::source_location& site, OnComplete&& on_complete) {
   ThreadState* me = current_thread;
   BlockRun* run = me->run;
   if (!run) return false;  // outside a kernel: nothing to meet
   WarpState& warp = run->warps[me->warp];
   ExchangeTable& table = exchange_table_for(*run);
   ExchangeEntry& entry = table.lanes[me->linear];
-  entry = ExchangeEntry{mine, destination, warp.syncs, site, true};
+  entry = ExchangeEntry{mine, warp.syncs, site, true};
 
   // Rendezvous 1: every lane's registers are in the table. Exited lanes
   // need not arrive at a collective, so the check below counts them.
@@ -129,7 +129,7 @@ bool warp_rendezvous(const void* mine, void* destination, const char* instructio
   const bool complete = missing.empty();
   if (complete) {
     complete_after = warp.syncs;
-    on_complete(&table.lanes[me->warp * 32], first);
+    on_complete(&table.lanes[me->warp * 32]);
   } else {
     run->report(ReportKind::warp_collective, me->linear,
                 std::string(instruction) +
@@ -152,35 +152,13 @@ bool warp_rendezvous(const void* mine, void* destination, const char* instructio
 template <class Registers, class Compute>
 bool warp_exchange(const Registers& mine, const char* instruction, const char* when_missing,
                    const std::source_location& site, Compute&& compute) {
-  return warp_rendezvous(&mine, nullptr, instruction, when_missing, site,
-                         [&](const ExchangeEntry* entries, bool) {
-                           const Registers* lanes[32];
-                           for (unsigned lane = 0; lane < 32; ++lane) {
-                             lanes[lane] = static_cast<const Registers*>(entries[lane].registers);
-                           }
-                           compute(lanes);
-                         });
-}
-
-// The same, but compute(lanes, destinations) runs once per call of the warp,
-// in the first lane to resume, and fills every lane's destination
-// (destinations[l] is lane l's `destination`), which the other lanes then
-// hold. For instructions whose lanes' results share most of their work.
-template <class Registers, class Result, class Compute>
-bool warp_exchange_once(const Registers& mine, Result& destination, const char* instruction,
-                        const char* when_missing, const std::source_location& site,
-                        Compute&& compute) {
-  return warp_rendezvous(&mine, &destination, instruction, when_missing, site,
-                         [&](const ExchangeEntry* entries, bool first) {
-                           if (!first) return;
-                           const Registers* lanes[32];
-                           Result* destinations[32];
-                           for (unsigned lane = 0; lane < 32; ++lane) {
-                             lanes[lane] = static_cast<const Registers*>(entries[lane].registers);
-                             destinations[lane] = static_cast<Result*>(entries[lane].destination);
-                           }
-                           compute(lanes, destinations);
-                         });
+  return warp_rendezvous(&mine, instruction, when_missing, site, [&](const ExchangeEntry* entries) {
+    const Registers* lanes[32];
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      lanes[lane] = static_cast<const Registers*>(entries[lane].registers);
+    }
+    compute(lanes);
+  });
 }
 
 // The by-value form, with one rendezvous instead of two. Each lane copies
@@ -206,51 +184,49 @@ struct ValueEntry {
 template <class Registers, class Result>
 struct ValueTable {
   const BlockRun* run = nullptr;
-  std::uint64_t launch = 0;
-  std::uint64_t block = 0;
+  std::uint64_t serial = 0;  // the run's block it was made for
   std::vector<ValueEntry<Registers, Result>> lanes;
   // Per warp: 1 + the collective count of the last call computed (0: none).
   std::vector<std::uint32_t> computed;
 };
 
 template <class Registers, class Result>
-ValueTable<Registers, Result>& value_table_for(const BlockRun& run) {
+[[gnu::always_inline]] inline ValueTable<Registers, Result>& value_table_for(const BlockRun& run) {
   thread_local ValueTable<Registers, Result> table;
-  if (table.run != &run || table.launch != run.launch->id || table.block != run.info.block_linear ||
-      table.lanes.size() != run.thread_count) {
+  if (table.serial != run.serial || table.run != &run) [[unlikely]] {
     table.run = &run;
-    table.launch = run.launch->id;
-    table.block = run.info.block_linear;
+    table.serial = run.serial;
     table.lanes.assign(run.thread_count, ValueEntry<Registers, Result>{});
     table.computed.assign((run.thread_count + 31) / 32, 0);
   }
   return table;
 }
 
-// mine -> the warp; compute(lanes, results) (lanes[l]: lane l's registers,
-// results[l]: where lane l's result goes) runs once per call; this lane's
-// result lands in `out`. Otherwise (not all 32 lanes there) the report names
-// `instruction`, `when_missing` says what `out` holds (it is left as it
-// was), and the result is false.
-template <class Registers, class Result, class Compute>
-bool warp_exchange_values(const Registers& mine, Result& out, const char* instruction,
-                          const char* when_missing, const std::source_location& site,
-                          Compute&& compute) {
+// fill(registers) writes this lane's registers into its table entry; once
+// the warp is complete, compute(lanes, results) (lanes[l]: lane l's
+// registers, results[l]: where lane l's result goes) runs once per call. The
+// result: this lane's result in the table (valid until the lane's next call
+// of this kind), or nullptr where not all 32 lanes were there, after a report
+// naming `instruction` and saying `when_missing` (what the destination holds).
+template <class Registers, class Result, class Fill, class Compute>
+const Result* warp_exchange_values(Fill&& fill, const char* instruction, const char* when_missing,
+                                   const std::source_location& site, Compute&& compute) {
   ThreadState* me = current_thread;
   BlockRun* run = me->run;
-  if (!run) return false;  // outside a kernel: nothing to meet
+  if (!run) return nullptr;  // outside a kernel: nothing to meet
   WarpState& warp = run->warps[me->warp];
   auto& table = value_table_for<Registers, Result>(*run);
   auto& entry = table.lanes[me->linear];
-  entry.registers = mine;
+  fill(entry.registers);
   entry.syncs = warp.syncs;
   entry.site = site;
   entry.valid = true;
 
   run->collective(WarpOp::sync, warp.existing, 0, 0, 32, site);
 
-  std::uint32_t& computed = table.computed[me->warp];
-  if (computed != entry.syncs + 1) {
+  if (table.computed[me->warp] == entry.syncs + 1) return &entry.result;  // another lane did
+  // The first lane to run (once per call, off the path of the other 31).
+  return [&]() [[gnu::noinline]] -> const Result* {
     auto* entries = &table.lanes[me->warp * 32];
     const std::string missing = missing_lanes(warp, entries, entry);
     if (!missing.empty()) {
@@ -259,9 +235,9 @@ bool warp_exchange_values(const Registers& mine, Result& out, const char* instru
                       " must be executed by all 32 lanes of the warp together, but " + missing +
                       "; " + when_missing,
                   &site, cudaErrorLaunchFailure);
-      return false;
+      return nullptr;
     }
-    computed = entry.syncs + 1;
+    table.computed[me->warp] = entry.syncs + 1;
     const Registers* lanes[32];
     Result* results[32];
     for (unsigned lane = 0; lane < 32; ++lane) {
@@ -269,9 +245,8 @@ bool warp_exchange_values(const Registers& mine, Result& out, const char* instru
       results[lane] = &entries[lane].result;
     }
     compute(lanes, results);
-  }
-  out = entry.result;
-  return true;
+    return &entry.result;
+  }();
 }
 
 }  // namespace cudalab::emu::detail

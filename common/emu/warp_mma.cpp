@@ -35,26 +35,32 @@ void gather(const MmaRegisters* const* lanes, MmaShape shape, Tile& tile) {
     if (shape == MmaShape::m16n8k16) {
       // A: register q holds row group + 8 (q % 2), columns 2t + 8 (q / 2) and
       // the next, the lower-numbered in the low half.
-#pragma GCC unroll 4
-      for (int q = 0; q < 4; ++q) {
-        std::uint32_t* at = tile.a + (group + 8 * (q % 2)) * 16 + 2 * t + 8 * (q / 2);
-        at[0] = r.a[q] & 0xffffu;
-        at[1] = r.a[q] >> 16;
-      }
+      std::uint32_t* a = tile.a + group * 16 + 2 * t;
+      a[0] = r.a[0] & 0xffffu;
+      a[1] = r.a[0] >> 16;
+      a[8 * 16] = r.a[1] & 0xffffu;
+      a[8 * 16 + 1] = r.a[1] >> 16;
+      a[8] = r.a[2] & 0xffffu;
+      a[9] = r.a[2] >> 16;
+      a[8 * 16 + 8] = r.a[3] & 0xffffu;
+      a[8 * 16 + 9] = r.a[3] >> 16;
       // B: register q holds rows 2t + 8q and the next, column group.
-#pragma GCC unroll 2
-      for (int q = 0; q < 2; ++q) {
-        std::uint32_t* at = tile.b + (2 * t + 8 * q) * 8 + group;
-        at[0] = r.b[q] & 0xffffu;
-        at[8] = r.b[q] >> 16;
-      }
+      std::uint32_t* b = tile.b + 2 * t * 8 + group;
+      b[0] = r.b[0] & 0xffffu;
+      b[8] = r.b[0] >> 16;
+      b[64] = r.b[1] & 0xffffu;
+      b[72] = r.b[1] >> 16;
     } else {
       // A: register q holds row group + 8 (q % 2), column t + 4 (q / 2).
-#pragma GCC unroll 4
-      for (int q = 0; q < 4; ++q) tile.a[(group + 8 * (q % 2)) * 8 + t + 4 * (q / 2)] = r.a[q];
-        // B: register q holds row t + 4q, column group.
-#pragma GCC unroll 2
-      for (int q = 0; q < 2; ++q) tile.b[(t + 4 * q) * 8 + group] = r.b[q];
+      std::uint32_t* a = tile.a + group * 8 + t;
+      a[0] = r.a[0];
+      a[64] = r.a[1];
+      a[4] = r.a[2];
+      a[68] = r.a[3];
+      // B: register q holds row t + 4q, column group.
+      std::uint32_t* b = tile.b + t * 8 + group;
+      b[0] = r.b[0];
+      b[32] = r.b[1];
     }
     float* c = tile.c + group * 8 + 2 * t;
     c[0] = r.c[0];
@@ -70,31 +76,65 @@ const char* instruction_name(MmaShape shape, numerics::MmaFormat format) {
                                              : "mma.sync.m16n8k16 (f16)";
 }
 
+// All 32 lanes meet; fill(registers) gives this lane's registers. The
+// result: this lane's D, or nullptr where the call is incomplete (reported).
+template <class Fill>
+const MmaD* meet(MmaShape shape, numerics::MmaFormat format, int k_block,
+                 const std::source_location& site, Fill&& fill) {
+  return warp_exchange_values<MmaRegisters, MmaD>(
+      fill, instruction_name(shape, format), "D is undefined (NaN here)", site,
+      [&](const MmaRegisters* const* lanes, MmaD* const* results) {
+        // One per worker, not on the fiber's stack: nothing here yields, so
+        // no other warp's instruction can run in between.
+        thread_local Tile t;
+        gather(lanes, shape, t);
+        numerics::mma_tile_m16n8(format, shape == MmaShape::m16n8k16 ? 16 : 8, k_block, t.a, t.b,
+                                 t.c, t.d);
+        for (int lane = 0; lane < 32; ++lane) {
+          const float* d = t.d + (lane >> 2) * 8 + 2 * (lane & 3);
+          float* out = results[lane]->d;
+          out[0] = d[0];
+          out[1] = d[1];
+          out[2] = d[64];
+          out[3] = d[65];
+        }
+      });
+}
+
+// What D holds after an incomplete call: the NaN the GPU's units return.
+const float kUndefined = numerics::float_from_bits(numerics::fp32_canonical_nan);
+
 }  // namespace
 
 MmaD warp_mma(MmaShape shape, numerics::MmaFormat format, int k_block, MmaRegisters mine,
               const std::source_location& site) {
-  MmaD result;
-  for (float& x : result.d) x = numerics::float_from_bits(numerics::fp32_canonical_nan);
-  warp_exchange_values(mine, result, instruction_name(shape, format), "D is undefined (NaN here)",
-                       site, [&](const MmaRegisters* const* lanes, MmaD* const* results) {
-                         // One per worker, not on the fiber's stack: nothing
-                         // here yields, so no other warp's instruction can run
-                         // in between.
-                         thread_local Tile t;
-                         gather(lanes, shape, t);
-                         numerics::mma_tile_m16n8(format, shape == MmaShape::m16n8k16 ? 16 : 8,
-                                                  k_block, t.a, t.b, t.c, t.d);
-                         for (int lane = 0; lane < 32; ++lane) {
-                           const float* d = t.d + (lane >> 2) * 8 + 2 * (lane & 3);
-                           float* out = results[lane]->d;
-                           out[0] = d[0];
-                           out[1] = d[1];
-                           out[2] = d[64];
-                           out[3] = d[65];
-                         }
-                       });
-  return result;
+  const MmaD* d = meet(shape, format, k_block, site, [&](MmaRegisters& r) { r = mine; });
+  return d ? *d : MmaD{{kUndefined, kUndefined, kUndefined, kUndefined}};
+}
+
+void warp_mma_fragments(MmaShape shape, numerics::MmaFormat format, float* d,
+                        const std::uint32_t* a, const std::uint32_t* b, const float* c,
+                        bool instrumented, std::source_location site) {
+  // As the caller's hooks would with checks and recording off: only a
+  // misaligned register matters (mma.hpp reads them itself otherwise).
+  const auto address_bits =
+      reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b) |
+      reinterpret_cast<std::uintptr_t>(c) | reinterpret_cast<std::uintptr_t>(d);
+  const bool observed = instrumented && (access_hooks_on || (address_bits & 3u) != 0);
+  const void* pc = __builtin_return_address(0);  // in the kernel, at the call
+  if (observed) [[unlikely]] {
+    for (int i = 0; i < 4; ++i) observe_access(a + i, 4, kRead, pc);
+    for (int i = 0; i < 2; ++i) observe_access(b + i, 4, kRead, pc);
+    for (int i = 0; i < 4; ++i) observe_access(c + i, 4, kRead, pc);
+  }
+  const MmaD* result =
+      meet(shape, format, numerics::mma_k_block(format), site, [&](MmaRegisters& r) {
+        r = MmaRegisters{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {c[0], c[1], c[2], c[3]}};
+      });
+  if (observed) [[unlikely]] {
+    for (int i = 0; i < 4; ++i) observe_access(d + i, 4, kWrite, pc);
+  }
+  for (int i = 0; i < 4; ++i) d[i] = result ? result->d[i] : kUndefined;
 }
 
 }  // namespace cudalab::emu::detail

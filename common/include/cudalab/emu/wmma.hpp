@@ -70,6 +70,15 @@ struct MmaD {
 MmaD warp_mma(MmaShape shape, numerics::MmaFormat format, int k_block, MmaRegisters mine,
               const std::source_location& site);
 
+// The same for cudalab/mma.hpp with checks and recording off: reads this
+// lane's fragment registers at a, b and c and writes D to d, here in
+// uninstrumented code. For kernel code compiled with the instrumentation
+// (`instrumented`), a misaligned register is reported as its hook would have
+// (at the call; nothing else is to be seen with checks and recording off).
+void warp_mma_fragments(MmaShape shape, numerics::MmaFormat format, float* d,
+                        const std::uint32_t* a, const std::uint32_t* b, const float* c,
+                        bool instrumented, std::source_location site);
+
 // The block size of a wmma::mma_sync. nvcc (CUDA 13.0, sm_90) lowers the
 // m16n16k16 fp16/bf16 mma to HMMA.16816, one block of 16 as an mma.sync
 // m16n8k16; but the m16n16k8 TF32 mma to HMMA.1684 instructions, blocks of

@@ -78,12 +78,15 @@ inline constexpr int highest_exponent = 50;
 // Vectors move between these functions by reference only: passed or
 // returned by value, a 32-byte vector would make GCC warn that its ABI
 // differs without AVX (-Wpsabi), although all of it is inlined.
-template <class V>
-CUDALAB_TILE_INLINE bool any_of(const V& mask) {
-  std::int32_t any = 0;
-#pragma GCC unroll 8
-  for (unsigned e = 0; e < sizeof(V) / 4; ++e) any |= mask[e];
-  return any != 0;
+// Whether any lane of a comparison's mask is set: halves folded together.
+CUDALAB_TILE_INLINE bool any_of(const Lanes<4>::i& mask) {
+  const Lanes<4>::i two = mask | __builtin_shufflevector(mask, mask, 2, 3, 0, 1);
+  return (two[0] | two[1]) != 0;
+}
+CUDALAB_TILE_INLINE bool any_of(const Lanes<8>::i& mask) {
+  const Lanes<4>::i four = __builtin_shufflevector(mask, mask, 0, 1, 2, 3) |
+                           __builtin_shufflevector(mask, mask, 4, 5, 6, 7);
+  return any_of(four);
 }
 
 // W operand patterns of `format` into their exact values as fp32 and their
