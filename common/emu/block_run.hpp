@@ -118,7 +118,8 @@ class BlockRun {
  public:
   // ---- set per block ----
   LaunchState* launch = nullptr;
-  int device = 0;  // launch->device, where the bounds check reads it on every access
+  std::uint64_t serial = 0;  // counts the blocks this worker has run (keys per-block caches)
+  int device = 0;            // launch->device, where the bounds check reads it on every access
   BlockInfo info;
   unsigned thread_count = 0;
   std::vector<ThreadState> threads;

@@ -430,6 +430,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   BlockRun& run = worker.run;
   const dim3 g = launch.grid, b = launch.block;
   run.launch = &launch;
+  ++run.serial;
   run.device = launch.device;
   run.info.grid_dim = g;
   run.info.block_dim = b;

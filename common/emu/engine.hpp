@@ -289,6 +289,12 @@ class CheckingAnAccess {
   bool saved_;
 };
 
+// An access that instrumented kernel code makes through the emulator's own
+// code (an mma.sync's fragments, warp_mma.cpp): what the hook of a `bytes`
+// access at `address` would do, as if made at `pc` (a return address in the
+// kernel). hooks.cpp.
+void observe_access(const void* address, std::size_t bytes, unsigned flags, const void* pc);
+
 bool on_access_at(const Allocation* allocation, const void* address, std::size_t bytes,
                   std::size_t alignment, unsigned flags, SiteRef site) noexcept;
 

@@ -327,6 +327,10 @@ std::mutex& lock_of(const volatile void* a) {
 
 }  // namespace
 
+void observe_access(const void* address, std::size_t bytes, unsigned flags, const void* pc) {
+  seen(address, bytes, bytes, flags, pc);
+}
+
 }  // namespace cudalab::emu::detail
 
 using cudalab::emu::detail::a128;

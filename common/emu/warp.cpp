@@ -147,6 +147,15 @@ std::string BlockRun::stuck_collective(unsigned waiting_thread) const {
 
 void BlockRun::complete(WarpState& warp, PendingCollective& p) {
   const unsigned base_thread = static_cast<unsigned>(&warp - warps.data()) * 32;
+  if (p.op == WarpOp::sync) {  // nothing to compute: wake the lanes (mma.sync meets so)
+    for (unsigned lanes = p.mask; lanes != 0; lanes &= lanes - 1) {
+      const unsigned t = base_thread + static_cast<unsigned>(std::countr_zero(lanes));
+      extra[t].result = 0;
+      if (t != current_thread->linear) make_ready(t);
+    }
+    ++warp.syncs;
+    return;
+  }
   unsigned ballot = 0;
   bool all_equal = true;  // for match_all: every lane of the mask holds the same bits
   const unsigned first = static_cast<unsigned>(std::countr_zero(p.mask | (1u << 31)));

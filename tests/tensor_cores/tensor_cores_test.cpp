@@ -67,6 +67,29 @@ TEST(TensorCoresEmu, MmaF16GemmMatchesTheModelBitForBit) {
   }
 }
 
+// With checks and recording off, cudalab/mma.hpp hands its fragments to the
+// emulator by pointer (warp_mma_fragments) instead of reading them in the
+// instrumented kernel: the same bits, and the same report of an incomplete warp.
+TEST(TensorCoresEmu, MmaWithChecksOffMatchesTheModelBitForBit) {
+  cudalab::emu::Options o = cudalab::emu::options();
+  o.print_reports = false;
+  o.checks.bounds = o.checks.races = o.checks.uninitialized = false;
+  cudalab::emu::ScopedOptions scoped(o);
+  for (bool integers : {true, false}) {
+    const auto a = to_fp16(random_floats(M * K, 5, integers));
+    const auto b = to_fp16(random_floats(K * N, 6, integers));
+    const Gemm g = on_emu::mma_f16(a, b, M, N, K, false);
+    ASSERT_EQ(g.error, cudaSuccess);
+    EXPECT_EQ(differing(g.c, model_fp16_gemm(a, b, M, N, K)), 0u) << "integers " << integers;
+  }
+  const std::vector<std::uint32_t> fragments(6, 0x3c003c00u);
+  const Gemm half = on_emu::mma_f16_from_half_warp(fragments);
+  EXPECT_EQ(half.error, cudaErrorLaunchFailure);
+  ASSERT_EQ(half.c.size(), 32u * 4);
+  EXPECT_EQ(nx::float_bits(half.c[0]), nx::fp32_canonical_nan);  // D of a lane that called
+  EXPECT_EQ(half.c[4 * 16], 0.0f);                               // a lane that did not
+}
+
 TEST(TensorCoresEmu, WmmaF16GemmMatchesTheModelBitForBit) {
   auto scoped = quiet();
   const auto a = to_fp16(random_floats(M * K, 7, false));

@@ -60,6 +60,7 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const std::uint32_t* 
 
 #include <source_location>
 
+#include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/wmma.hpp"
 
 namespace cudalab {
@@ -68,11 +69,26 @@ namespace mma_detail {
 
 inline void warp_mma(emu::detail::MmaShape shape, numerics::MmaFormat format, float* d,
                      const std::uint32_t* a, const std::uint32_t* b, const float* c,
-                     const std::source_location& site) {
-  emu::detail::MmaRegisters mine{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {c[0], c[1], c[2], c[3]}};
-  float result[4];
-  emu::detail::warp_mma(shape, format, numerics::mma_k_block(format), mine, result, site);
-  for (int i = 0; i < 4; ++i) d[i] = result[i];
+                     std::source_location site) {
+#if defined(__SANITIZE_THREAD__)
+  // Kernel code compiled with the emulator's instrumentation (GCC defines
+  // __SANITIZE_THREAD__ there). With checks or a recording on, the registers
+  // are read and D written here, each access seen by its own hook (a
+  // fragment held in memory is checked and traced as any access); with both
+  // off, the emulator reads and writes them and checks only their alignment,
+  // and a fragment in a local array costs no hook call.
+  if (emu::detail::access_hooks_on) [[unlikely]] {
+    const emu::detail::MmaD result = emu::detail::warp_mma(
+        shape, format, numerics::mma_k_block(format),
+        emu::detail::MmaRegisters{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {c[0], c[1], c[2], c[3]}},
+        site);
+    for (int i = 0; i < 4; ++i) d[i] = result.d[i];
+    return;
+  }
+  emu::detail::warp_mma_fragments(shape, format, d, a, b, c, true, site);
+#else
+  emu::detail::warp_mma_fragments(shape, format, d, a, b, c, false, site);
+#endif
 }
 
 }  // namespace mma_detail

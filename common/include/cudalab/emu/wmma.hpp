@@ -56,12 +56,28 @@ struct MmaRegisters {
   float c[4];
 };
 
+// A lane's four D elements.
+struct MmaD {
+  float d[4];
+};
+
 // The warp-wide instruction (common/emu/warp_mma.cpp): waits for all 32
 // lanes, gives this lane its four D elements, each summed in tensor-core
 // blocks of `k_block` products. A call that not every lane of the warp makes
-// is a warp_collective report at `site`, D is NaN and the result false.
-bool warp_mma(MmaShape shape, numerics::MmaFormat format, int k_block, const MmaRegisters& mine,
-              float* d, const std::source_location& site);
+// is a warp_collective report at `site`, and D is NaN. Registers in and D
+// out by value: the instrumented kernel code around the call then keeps its
+// fragments in registers instead of passing each through a hook.
+MmaD warp_mma(MmaShape shape, numerics::MmaFormat format, int k_block, MmaRegisters mine,
+              const std::source_location& site);
+
+// The same for cudalab/mma.hpp with checks and recording off: reads this
+// lane's fragment registers at a, b and c and writes D to d, here in
+// uninstrumented code. For kernel code compiled with the instrumentation
+// (`instrumented`), a misaligned register is reported as its hook would have
+// (at the call; nothing else is to be seen with checks and recording off).
+void warp_mma_fragments(MmaShape shape, numerics::MmaFormat format, float* d,
+                        const std::uint32_t* a, const std::uint32_t* b, const float* c,
+                        bool instrumented, std::source_location site);
 
 // The block size of a wmma::mma_sync. nvcc (CUDA 13.0, sm_90) lowers the
 // m16n16k16 fp16/bf16 mma to HMMA.16816, one block of 16 as an mma.sync
@@ -275,8 +291,9 @@ inline void mma_sync(fragment<accumulator, 16, 16, K, float>& d,
       for (int i = 0; i < 2; ++i) r.b[i] = ::cudalab::numerics::float_bits(b.x[2 * half + i]);
     }
     for (int i = 0; i < 4; ++i) r.c[i] = c.x[4 * half + i];
-    emu::warp_mma(K == 16 ? emu::MmaShape::m16n8k16 : emu::MmaShape::m16n8k8, format,
-                  emu::wmma_k_block(format), r, result + 4 * half, site);
+    const emu::MmaD part = emu::warp_mma(K == 16 ? emu::MmaShape::m16n8k16 : emu::MmaShape::m16n8k8,
+                                         format, emu::wmma_k_block(format), r, site);
+    for (int i = 0; i < 4; ++i) result[4 * half + i] = part.d[i];
   }
   for (int i = 0; i < 8; ++i) d.x[i] = result[i];
 }
