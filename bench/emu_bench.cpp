@@ -2,6 +2,7 @@
 //
 //   emu_bench [--out result.json] [--elements N] [--workers W] [--only NAME] [--fidelity]
 //
+//   emu_bench [--lab-tests BUILD_DIR --lab NN]
 // Figures (targets from issue 3, per host core = per emulator worker):
 //   elementwise   CUDA threads/s/core, barrier-free y = a*x + y over 16M
 //                 elements, checks and tracing off            (target >= 20 M)
@@ -11,6 +12,10 @@
 //                 analysis), checks off                        (target >= 10 M)
 //   mma_plain     warp-wide fp16 mma.sync m16n8k16 instructions/s/core on the
 //                 tensor-core model (cudalab/mma.hpp)
+//   labNN_emulator_tests  (with --lab-tests DIR --lab NN) seconds of one run of
+//                 lab NN's emulator tests in the build folder DIR (ctest, the
+//                 GPU tests left out): what the student's edit -> verdict loop
+//                 and CI pay; they must all pass, or there is no figure
 // plus the elementwise kernel with the default checks on, for scale; and
 // each of them again (`*_plain`) for the same kernel in plain CUDA (`float*`,
 // a plain `__shared__` array) compiled with the emulator's instrumentation,
@@ -22,8 +27,10 @@
 // a result file (docs/results-format.md) with "gpu": null and one figure per
 // benchmark in millions per second per core.
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -66,6 +73,7 @@ struct Measure {
   double target_per_core = 0;
   double seconds = 0;
   std::string note;
+  int tests = 0;  // a whole test run's figure: its tests; the figure is `seconds`
 };
 
 // One untimed run first: what a kernel pays once per process (fiber stacks,
@@ -148,6 +156,52 @@ int fidelity(const std::string& out_path) {
   return 0;
 }
 
+// The count of ctest's tests in `build_dir` with `label` and not `gpu`, from
+// `ctest -N`'s last line ("Total Tests: N"); -1 when ctest cannot be run.
+int count_lab_tests(const std::string& selection) {
+  FILE* pipe = popen(("ctest -N " + selection + " 2>/dev/null").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char line[512];
+  int count = -1;
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    std::sscanf(line, "Total Tests: %d", &count);
+  }
+  return pclose(pipe) == 0 ? count : -1;
+}
+
+// One timed run of lab `lab`'s emulator tests in `build_dir` with `workers`
+// ctest jobs: the loop's cost as a student or CI meets it. A failing run
+// measures nothing, so it is an error (the figure would hide a broken lab).
+bool time_lab_tests(const std::string& build_dir, const std::string& lab, unsigned workers,
+                    std::vector<Measure>& results) {
+  // Lab numbers are two digits (CLI11 checked); the folder is quoted for the shell.
+  std::string quoted = "'";
+  for (char c : build_dir) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  const std::string selection = "--test-dir " + quoted + " -L '^lab" + lab + "$' -LE '^gpu$'";
+  const int tests = count_lab_tests(selection);
+  if (tests <= 0) {
+    std::fprintf(stderr, "emu_bench: no lab %s tests found in %s (build them first: test_lab%s)\n",
+                 lab.c_str(), build_dir.c_str(), lab.c_str());
+    return false;
+  }
+  const std::string command =
+      "ctest " + selection + " -j " + std::to_string(workers) + " --timeout 600 >/dev/null 2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (status != 0) {
+    std::fprintf(stderr,
+                 "emu_bench: lab %s's emulator tests failed in %s; the timing needs a passing run "
+                 "(ctest %s --output-on-failure says which)\n",
+                 lab.c_str(), build_dir.c_str(), selection.c_str());
+    return false;
+  }
+  results.push_back({"lab" + lab + "_emulator_tests", "seconds per run", 0, 0, 0, s,
+                     std::to_string(tests) + " tests, ctest -j " + std::to_string(workers), tests});
+  return true;
+}
+
 }  // namespace emu_bench
 
 int main(int argc, char** argv) {
@@ -157,6 +211,8 @@ int main(int argc, char** argv) {
   unsigned workers = 0;
   std::string only;
   bool fidelity_only = false;
+  std::string lab_tests_dir;
+  std::string lab_tests_lab = "06";
   CLI::App app{"emu_bench: how fast the CPU emulator runs CUDA kernels"};
   app.add_option("--out", out_path, "write a result file (docs/results-format.md)");
   app.add_option("--elements", elements, "elements of the elementwise kernels")
@@ -166,6 +222,17 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"elementwise", "elementwise_checked", "reduction", "traced",
                              "elementwise_plain", "elementwise_checked_plain", "reduction_plain",
                              "traced_plain", "traced_checked_plain", "mma_plain"}));
+  app.add_option("--lab-tests", lab_tests_dir,
+                 "also time one run of a lab's emulator tests in this build folder (ctest)");
+  app.add_option("--lab", lab_tests_lab, "the lab whose tests --lab-tests times (default 06)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.size() == 2 && std::isdigit(static_cast<unsigned char>(v[0])) &&
+                           std::isdigit(static_cast<unsigned char>(v[1]))
+                       ? std::string()
+                       : "a lab number is two digits, e.g. 06";
+          },
+          "NN"));
   app.add_flag(
       "--fidelity", fidelity_only,
       "print the emulator's counts for emu_fidelity_gpu's launches instead (--out: as JSON)");
@@ -276,11 +343,20 @@ int main(int argc, char** argv) {
                               : "plain CUDA under a Recording, checks off"});
   }
 
+  if (!lab_tests_dir.empty() && !time_lab_tests(lab_tests_dir, lab_tests_lab, workers, results)) {
+    return 1;
+  }
+
   std::printf("emulator benchmark: %u workers on %u host cores, %lld elements\n", workers,
               std::thread::hardware_concurrency(), elements);
   std::printf("%-20s %-22s %12s %12s %12s %9s\n", "benchmark", "unit", "M/s", "M/s/core",
               "target/core", "seconds");
   for (const Measure& m : results) {
+    if (m.tests > 0) {
+      std::printf("%-20s %-22s %12s %12s %12s %9.3f  (%s)\n", m.name.c_str(), m.unit.c_str(), "-",
+                  "-", "-", m.seconds, m.note.c_str());
+      continue;
+    }
     char target[32] = "-";
     if (m.target_per_core > 0)
       std::snprintf(target, sizeof target, "%.1f", m.target_per_core / 1e6);
@@ -298,6 +374,11 @@ int main(int argc, char** argv) {
       f.time_ms = m.seconds * 1e3;
       f.value = m.per_core / 1e6;
       f.unit = "M " + m.unit + "/s/core";
+      if (m.tests > 0) {  // a test run: seconds, its shape the count of tests
+        f.shape = {m.tests};
+        f.value = m.seconds;
+        f.unit = "s";
+      }
       result.add_figure(f);
     }
     try {

@@ -17,8 +17,8 @@ echo "== ./lab bench 01 --solution"
 ./lab bench 01 --solution >"$out/bench01.log" 2>&1
 echo "exit $?"; grep -A40 "^lab01_bench on" "$out/bench01.log"
 
-echo "== ./lab bench emu"
-./lab bench emu --solution >"$out/emu-bench.log" 2>&1
+echo "== ./lab bench emu (and one run of lab 06's emulator tests)"
+./lab bench emu --solution --lab-tests 06 >"$out/emu-bench.log" 2>&1
 grep -A20 "^emulator benchmark" "$out/emu-bench.log"
 cp results/*.json "$out/"
 
