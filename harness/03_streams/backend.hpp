@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/harness/event_span.hpp"
 #include "cudalab/harness/observation.hpp"
 #include "given/stream_types.hpp"
 
@@ -22,12 +23,7 @@ using cudalab::harness::Observation;
 using cudalab::harness::RunOptions;
 
 // One operation on the timeline, in milliseconds from the experiment's first event.
-struct Span {
-  std::string row;   // the stream: "s", "default", "stream 2", ...
-  std::string name;  // "spin 1", "chunk 3", ...
-  double start_ms = 0;
-  double end_ms = 0;
-};
+using Span = cudalab::harness::EventSpan;
 
 // Exercise 1: spins of spin_ms on s, on the default stream, on s.
 struct ThreeSpins {

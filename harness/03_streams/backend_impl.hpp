@@ -17,18 +17,44 @@
 #include "copy_compute_overlap.cuh"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/device_call.hpp"
+#include "cudalab/harness/event_timeline.hpp"
+#include "cudalab/host_buffer.hpp"
+#include "cudalab/stream_handles.hpp"
 #include "given/stream_kernels.cuh"
 #include "missing_wait.cuh"
 #include "stream_kinds.cuh"
 #include "stream_ordered_free.cuh"
-#include "stream_resources.hpp"
 
 namespace lab03::harness {
 inline namespace CUDALAB_BACKEND {
 
 using cudalab::DeviceBuffer;
+using cudalab::HostBuffer;
+using cudalab::HostMemory;
+using cudalab::is_default_stream;
+using cudalab::OwnedEvent;
+using cudalab::OwnedStream;
+using cudalab::harness::EventTimeline;
 using cudalab::harness::observe_call;
 using cudalab::harness::OutputRegion;
+using cudalab::harness::total_ms;
+
+// Launches spins (stream_kernels.cuh), each with a slot of its own in a
+// device buffer allocated up front (a cudaMalloc during an experiment would
+// synchronise it).
+class Spinner {
+ public:
+  Spinner() : slots_(kSlots) {}
+  void operator()(double ms, cudaStream_t stream) {
+    spin_kernel<<<1, 1, 0, stream>>>(static_cast<long long>(ms * 1e6),
+                                     slots_.data() + next_++ % kSlots);
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 4096;
+  DeviceBuffer<unsigned long long> slots_;
+  std::size_t next_ = 0;
+};
 
 class LabBackend final : public cudalab::harness::BackendFor<Backend> {
  public:
@@ -37,9 +63,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   double one_spin_ms(double spin_ms) override {
     OwnedStream s(cudaStreamNonBlocking);
     EventTimeline timeline;
-    const int begin = timeline.mark(s.get());
-    spin_(spin_ms, s.get());
-    timeline.span("s", "spin", begin, timeline.mark(s.get()));
+    timeline.time(s.get(), "s", "spin", [&] { spin_(spin_ms, s.get()); });
     CUDA_CHECK(cudaDeviceSynchronize());
     return total_ms(timeline.spans());
   }
@@ -53,9 +77,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       s.reset(lab03::make_stream(kind));
       const cudaStream_t default_stream = lab03::default_stream_for(kind);
       const auto timed_spin = [&](cudaStream_t stream, const char* row, const char* name) {
-        const int begin = timeline.mark(stream);
-        spin_(spin_ms, stream);
-        timeline.span(row, name, begin, timeline.mark(stream));
+        timeline.time(stream, row, name, [&] { spin_(spin_ms, stream); });
       };
       timed_spin(s.get(), "s", "spin 1");
       timed_spin(default_stream, "default", "spin 2");
@@ -73,9 +95,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     result.observation = observe_call({}, {}, [&] {
       s.reset(lab03::make_stream(kind));
       const auto timed_spin = [&](cudaStream_t stream, const char* row) {
-        const int begin = timeline.mark(stream);
-        spin_(spin_ms, stream);
-        timeline.span(row, "spin", begin, timeline.mark(stream));
+        timeline.time(stream, row, "spin", [&] { spin_(spin_ms, stream); });
       };
       timed_spin(s.get(), "s");
       timed_spin(cudaStreamLegacy, "legacy");
@@ -112,13 +132,12 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     OwnedEvent filled(cudaEventDisableTiming);
     EventTimeline timeline;
     result.observation = observe_call({}, {}, [&] {
-      const int produce = timeline.mark(cudaStreamLegacy);
-      spin_(delay_ms, cudaStreamLegacy);
-      lab03::produce_then_consume(a.data(), n, 1.0f, out.data(), side.get(), filled.get());
-      timeline.span("default", "producer", produce, timeline.mark(cudaStreamLegacy));
-      const int independent = timeline.mark(other.get());
-      spin_(independent_ms, other.get());
-      timeline.span("other", "independent", independent, timeline.mark(other.get()));
+      timeline.time(cudaStreamLegacy, "default", "producer", [&] {
+        spin_(delay_ms, cudaStreamLegacy);
+        lab03::produce_then_consume(a.data(), n, 1.0f, out.data(), side.get(), filled.get());
+      });
+      timeline.time(other.get(), "other", "independent",
+                    [&] { spin_(independent_ms, other.get()); });
     });
     if (result.observation.failed()) return result;
     CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
@@ -298,19 +317,19 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     EventTimeline timeline;
     result.observation = observe_call({}, {}, [&] {
       const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
-      const int consume = timeline.mark(side.get());
-      spin_(consumer_delay_ms, side.get());
-      const void* a =
-          lab03::produce_consume_free(n, 1.0f, out.data(), side.get(), filled.get(), summed.get());
-      timeline.span("side", "consumer", consume, timeline.mark(side.get()));
+      const void* a = nullptr;
+      timeline.time(side.get(), "side", "consumer", [&] {
+        spin_(consumer_delay_ms, side.get());
+        a = lab03::produce_consume_free(n, 1.0f, out.data(), side.get(), filled.get(),
+                                        summed.get());
+      });
       float* b = nullptr;
       CUDA_CHECK(cudaMallocAsync(&b, bytes, cudaStreamLegacy));
       result.pointer_reused = b == a;
       fill(b, n, 2.0f, cudaStreamLegacy);
       CUDA_CHECK(cudaFreeAsync(b, cudaStreamLegacy));
-      const int independent = timeline.mark(other.get());
-      spin_(independent_ms, other.get());
-      timeline.span("other", "independent", independent, timeline.mark(other.get()));
+      timeline.time(other.get(), "other", "independent",
+                    [&] { spin_(independent_ms, other.get()); });
     });
     if (result.observation.failed()) return result;
     CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
@@ -331,7 +350,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     if (streams < 1 || chunks < 1) throw std::invalid_argument("pipeline: chunks, streams >= 1");
     Pipeline result;
     const int n = static_cast<int>(in.size());
-    HostFloats in_host(in.size(), pinned), out_host(in.size(), pinned);
+    const HostMemory memory = pinned ? HostMemory::pinned : HostMemory::pageable;
+    HostBuffer<float> in_host(in.size(), memory), out_host(in.size(), memory);
     std::copy(in.begin(), in.end(), in_host.data());
     std::fill_n(out_host.data(), in.size(), std::numeric_limits<float>::quiet_NaN());
     DeviceBuffer<float> in_device(std::max<std::size_t>(in.size(), 1));

@@ -22,8 +22,10 @@
 
 #include "backend.hpp"
 #include "cudalab/check.hpp"
+#include "cudalab/device_buffer.hpp"
 #include "cudalab/event_timer.hpp"
 #include "cudalab/harness/bench.hpp"
+#include "cudalab/host_buffer.hpp"
 #include "cudalab/random.hpp"
 
 namespace {
@@ -120,19 +122,18 @@ void pipeline(cudalab::harness::BenchRun& run, harness::Backend& backend) {
 // One host-to-device copy of the pipeline's input, from pinned and from pageable memory.
 void copy_bandwidth(cudalab::harness::BenchRun& run) {
   const std::size_t bytes = std::size_t{kPipelineFloats} * sizeof(float);
-  void* device = nullptr;
-  void* pinned = nullptr;
-  CUDA_CHECK(cudaMalloc(&device, bytes));
-  CUDA_CHECK(cudaMallocHost(&pinned, bytes));
-  std::vector<unsigned char> pageable(bytes, 1);
-  std::memset(pinned, 1, bytes);
+  cudalab::DeviceBuffer<unsigned char> device(bytes);
+  cudalab::HostBuffer<unsigned char> pinned(bytes, cudalab::HostMemory::pinned);
+  cudalab::HostBuffer<unsigned char> pageable(bytes, cudalab::HostMemory::pageable);
+  std::memset(pinned.data(), 1, bytes);
+  std::memset(pageable.data(), 1, bytes);
   for (const auto& [version, host] :
-       {std::pair<const char*, void*>{"pinned", pinned}, {"pageable", pageable.data()}}) {
+       {std::pair<const char*, void*>{"pinned", pinned.data()}, {"pageable", pageable.data()}}) {
     std::vector<double> times;
     for (int r = 0; r < run.repeats() + 1; ++r) {
       cudalab::EventTimer timer;
       timer.start();
-      CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(device.data(), host, bytes, cudaMemcpyHostToDevice));
       timer.stop();
       if (r > 0) times.push_back(timer.elapsed_ms());
     }
@@ -148,8 +149,6 @@ void copy_bandwidth(cudalab::harness::BenchRun& run) {
     std::cout << "host to device copy from " << version << " memory: " << figure.value << " GB/s\n";
     run.result().add_figure(figure, "none");  // no anchor: the device copy's would mislead
   }
-  CUDA_CHECK(cudaFreeHost(pinned));
-  CUDA_CHECK(cudaFree(device));
 }
 
 // bench_pytorch.py's figures ({"version", "time_ms", "name", "shape", "bytes"}) as ms figures.
