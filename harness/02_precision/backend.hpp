@@ -1,9 +1,9 @@
-// Lab 02 behind one interface, whichever backend runs it.
-//
-// backend_impl.hpp, built by the host compiler (CPU emulator, cudalab::blas's
-// CPU stand-in) and by nvcc (cuBLAS), includes the lab's files and
-// implements Backend. Host vectors in and out; matrices are row-major, as in
-// C++ and PyTorch; fp16 and bf16 elements are their 16-bit patterns.
+// Lab 02 behind one interface, whichever backend runs it: its entry points,
+// each declared once here (cudalab/harness/entry_points.hpp) and bound to the
+// lab's code in backend_impl.hpp, which the host compiler (CPU emulator,
+// cudalab::blas's CPU stand-in) and nvcc (cuBLAS) each build. Host vectors in
+// and out; matrices are row-major, as in C++ and PyTorch; fp16 and bf16
+// elements are their 16-bit patterns.
 #pragma once
 
 #include <cstdint>
@@ -11,25 +11,70 @@
 #include <string>
 #include <vector>
 
-#include "cudalab/harness/observation.hpp"
+#include "cudalab/harness/entry_points.hpp"
 #include "given/precision_types.hpp"
 
 namespace lab02::harness {
 
+using cudalab::harness::Entry;
+using cudalab::harness::In;
 using cudalab::harness::Observation;
+using cudalab::harness::Out;
 using cudalab::harness::RunOptions;
 
-class Backend : public cudalab::harness::BackendBase {
- public:
-  // Exercise 1: element-wise conversions, each by the student's device
-  // function in a kernel. `out` comes back with what the device holds.
-  virtual Observation to_fp16(std::vector<std::uint16_t>& out, const std::vector<float>& in,
-                              const RunOptions& options = {}) = 0;
-  virtual Observation to_bf16(std::vector<std::uint16_t>& out, const std::vector<float>& in,
-                              const RunOptions& options = {}) = 0;
-  virtual Observation to_tf32(std::vector<float>& out, const std::vector<float>& in,
-                              Tf32Rounding rounding, const RunOptions& options = {}) = 0;
+namespace entry {
+// Exercise 1: element-wise conversions of n values, each by the student's
+// device function in a kernel. `out` comes back with what the device holds.
+inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_fp16{"to_fp16"};
+inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_bf16{"to_bf16"};
+inline constexpr Entry<void(Out<float> out, In<float> in, int n, Tf32Rounding rounding)> to_tf32{
+    "to_tf32"};
 
+// Exercise 3 (host code): A (m x k) * B (k x n) in double precision, and
+// the normwise relative error ||C - exact||_F / ||exact||_F.
+inline constexpr Entry<std::vector<double>(std::vector<float> a, std::vector<float> b, int m, int n,
+                                           int k)>
+    gemm_fp64{"gemm_fp64"};
+inline constexpr Entry<double(std::vector<float> c, std::vector<double> exact)>
+    normwise_relative_error{"normwise_relative_error"};
+
+// Exercise 4: the student's predict_mma on `blocks` K-blocks, one per thread:
+// block i is a[i*kb .. i*kb+kb), b likewise, c[i], with kb =
+// numerics::mma_k_block(format); d[i] gets the prediction. Operands are bit
+// patterns (fp16/bf16 in the low 16 bits, TF32 as an fp32 pattern).
+inline constexpr Entry<void(MmaFormat format, In<std::uint32_t> a, In<std::uint32_t> b, In<float> c,
+                            Out<float> d, int blocks)>
+    predict_mma{"predict_mma"};
+// The same blocks through the tensor-core instruction itself (harness code,
+// mma_instruction.cuh): mma.sync on the GPU, the emulator's model of it on
+// the emulator. The same signature, so one test body runs either.
+inline constexpr Entry<void(MmaFormat format, In<std::uint32_t> a, In<std::uint32_t> b, In<float> c,
+                            Out<float> d, int blocks)>
+    mma_instruction{"mma_instruction"};
+
+// Exercise 5: the student's tensor-core GEMM, C (m x n, fp32) = A (m x k) *
+// B (k x n). `c` goes to the device as it is (fill it with NaN first).
+inline constexpr Entry<void(In<std::uint16_t> a, In<std::uint16_t> b, Out<float> c, int m, int n,
+                            int k)>
+    tc_gemm_fp16{"tc_gemm_fp16"};
+inline constexpr Entry<void(In<float> a, In<float> b, Out<float> c, int m, int n, int k)>
+    tc_gemm_tf32{"tc_gemm_tf32"};
+
+// Exercise 6: the student's operand preparation of n values, in place on
+// `x` (on the device), and (host code) their mean signed relative error of
+// C against the exact product.
+inline constexpr Entry<void(Out<float> x, int n, OperandRounding rounding)> round_operands{
+    "round_operands"};
+inline constexpr Entry<double(std::vector<float> c, std::vector<double> exact)> mean_signed_error{
+    "mean_signed_error"};
+}  // namespace entry
+
+// The entry points, and exercise 2's experiment, which is no entry point: the
+// GEMM runs on the backend's cudalab::blas handle (state a bound function,
+// a plain function pointer, cannot hold), and the mode picks its element
+// types, the output's included (an fp16 C in fp16-accumulate mode).
+class Backend : public cudalab::harness::EntryBackend {
+ public:
   // Exercise 2: C (m x n) = A (m x k) * B (k x n) through cudalab::blas in
   // `mode`. A and B are rounded to the mode's input type (nearest even) on
   // the host first, as a.half() does; c holds C's values as fp32 (an fp16 C
@@ -37,43 +82,6 @@ class Backend : public cudalab::harness::BackendBase {
   virtual Observation gemm_in_mode(GemmMode mode, int m, int n, int k, const std::vector<float>& a,
                                    const std::vector<float>& b, std::vector<float>& c,
                                    const RunOptions& options = {}) = 0;
-
-  // Exercise 3 (host code): A * B in double precision, and the normwise
-  // relative error ||C - exact||_F / ||exact||_F.
-  virtual std::vector<double> gemm_fp64(const std::vector<float>& a, const std::vector<float>& b,
-                                        int m, int n, int k) = 0;
-  virtual double normwise_relative_error(const std::vector<float>& c,
-                                         const std::vector<double>& exact) = 0;
-
-  // Exercise 4: the student's predict_mma, one K-block per call in a kernel:
-  // block i is a[i*kb .. i*kb+kb), b likewise, c[i], with kb =
-  // numerics::mma_k_block(format); d[i] gets the prediction. Operands are
-  // bit patterns (fp16/bf16 in the low 16 bits, TF32 as an fp32 pattern).
-  virtual Observation predict_mma(MmaFormat format, const std::vector<std::uint32_t>& a,
-                                  const std::vector<std::uint32_t>& b, const std::vector<float>& c,
-                                  std::vector<float>& d, const RunOptions& options = {}) = 0;
-  // The same blocks through the tensor-core instruction itself (harness
-  // code): mma.sync on the GPU, the emulator's model of it on the emulator.
-  virtual Observation mma_instruction(MmaFormat format, const std::vector<std::uint32_t>& a,
-                                      const std::vector<std::uint32_t>& b,
-                                      const std::vector<float>& c, std::vector<float>& d,
-                                      const RunOptions& options = {}) = 0;
-
-  // Exercise 5: the student's tensor-core GEMM, C (m x n, fp32) = A (m x k) *
-  // B (k x n). `c` goes to the device as it is (fill it with NaN first).
-  virtual Observation tc_gemm_fp16(int m, int n, int k, const std::vector<std::uint16_t>& a,
-                                   const std::vector<std::uint16_t>& b, std::vector<float>& c,
-                                   const RunOptions& options = {}) = 0;
-  virtual Observation tc_gemm_tf32(int m, int n, int k, const std::vector<float>& a,
-                                   const std::vector<float>& b, std::vector<float>& c,
-                                   const RunOptions& options = {}) = 0;
-
-  // Exercise 6: the student's operand preparation, in place on `x` (on the
-  // device), and their mean signed relative error of C against the exact product.
-  virtual Observation round_operands(std::vector<float>& x, OperandRounding rounding,
-                                     const RunOptions& options = {}) = 0;
-  virtual double mean_signed_error(const std::vector<float>& c,
-                                   const std::vector<double>& exact) = 0;
 };
 
 std::unique_ptr<Backend> make_emulator_backend();
@@ -83,13 +91,5 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not = nullptr);
 // reference's tensor-core GEMM.
 std::unique_ptr<Backend> make_reference_emulator_backend();
 std::unique_ptr<Backend> make_reference_gpu_backend(std::string* why_not = nullptr);
-
-// The lab's GPU functions on device pointers, as the GPU build compiled them:
-// what `./lab bench 02` times (no copies, no checks around them).
-struct DeviceFunctions {
-  void (*tc_gemm_fp16)(const void* a, const void* b, float* c, int m, int n, int k);
-  void (*tc_gemm_tf32)(const float* a, const float* b, float* c, int m, int n, int k);
-};
-DeviceFunctions gpu_device_functions();
 
 }  // namespace lab02::harness

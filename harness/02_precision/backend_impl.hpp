@@ -1,11 +1,14 @@
-// Lab 02's Backend, written once and compiled twice (by nvcc and by the
-// host compiler, in units cmake/CudalabLab.cmake generates) inside the inline namespace
-// CUDALAB_BACKEND. Each call copies its inputs to the device, runs the lab's
-// host function on device pointers (call_on_output) and copies the result back.
+// Lab 02's entry points (backend.hpp) bound to the lab's code, written once
+// and compiled twice (by nvcc and by the host compiler, in units
+// cmake/CudalabLab.cmake generates) inside the inline namespace
+// CUDALAB_BACKEND; and exercise 2's experiment, which copies its inputs to
+// the device, runs the lab's host function on device pointers
+// (call_on_output) and copies the result back.
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backend.hpp"
@@ -27,35 +30,34 @@ inline namespace CUDALAB_BACKEND {
 using cudalab::DeviceBuffer;
 using cudalab::harness::call_on_output;
 
-class LabBackend final : public cudalab::harness::BackendFor<Backend> {
+class LabBackend final : public cudalab::harness::EntryBackendFor<Backend> {
  public:
-  Observation to_fp16(std::vector<std::uint16_t>& out, const std::vector<float>& in,
-                      const RunOptions& options) override {
-    check_same_size(out.size(), in.size(), "to_fp16");
-    DeviceBuffer<float> in_device(in);
-    return call_on_output(out, options, [&](std::uint16_t* out_device) {
-      lab02::to_fp16(out_device, in_device.data(), static_cast<int>(in.size()));
+  LabBackend() {
+    bind(entry::to_fp16, lab02::to_fp16);
+    bind(entry::to_bf16, lab02::to_bf16);
+    bind(entry::to_tf32, lab02::to_tf32);
+    bind(entry::gemm_fp64, [](std::vector<float> a, std::vector<float> b, int m, int n, int k) {
+      return lab02::gemm_fp64(a, b, m, n, k);
+    });
+    bind(entry::normwise_relative_error, [](std::vector<float> c, std::vector<double> exact) {
+      return lab02::normwise_relative_error(c, exact);
+    });
+    bind(entry::predict_mma, lab02::predict_mma_blocks);
+    bind(entry::mma_instruction, lab02::harness::mma_instruction);
+    // Host bits, device __half: one layout.
+    bind(entry::tc_gemm_fp16,
+         [](const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k) {
+           lab02::tc_gemm_fp16(reinterpret_cast<const __half*>(a),
+                               reinterpret_cast<const __half*>(b), c, m, n, k);
+         });
+    bind(entry::tc_gemm_tf32, lab02::tc_gemm_tf32);
+    bind(entry::round_operands, lab02::round_operands);
+    bind(entry::mean_signed_error, [](std::vector<float> c, std::vector<double> exact) {
+      return lab02::mean_signed_error(c, exact);
     });
   }
 
-  Observation to_bf16(std::vector<std::uint16_t>& out, const std::vector<float>& in,
-                      const RunOptions& options) override {
-    check_same_size(out.size(), in.size(), "to_bf16");
-    DeviceBuffer<float> in_device(in);
-    return call_on_output(out, options, [&](std::uint16_t* out_device) {
-      lab02::to_bf16(out_device, in_device.data(), static_cast<int>(in.size()));
-    });
-  }
-
-  Observation to_tf32(std::vector<float>& out, const std::vector<float>& in, Tf32Rounding rounding,
-                      const RunOptions& options) override {
-    check_same_size(out.size(), in.size(), "to_tf32");
-    DeviceBuffer<float> in_device(in);
-    return call_on_output(out, options, [&](float* out_device) {
-      lab02::to_tf32(out_device, in_device.data(), static_cast<int>(in.size()), rounding);
-    });
-  }
-
+  // Exercise 2 (not an entry point: backend.hpp says why).
   Observation gemm_in_mode(GemmMode mode, int m, int n, int k, const std::vector<float>& a,
                            const std::vector<float>& b, std::vector<float>& c,
                            const RunOptions& options) override {
@@ -97,92 +99,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     throw std::invalid_argument("gemm_in_mode: unknown mode");
   }
 
-  std::vector<double> gemm_fp64(const std::vector<float>& a, const std::vector<float>& b, int m,
-                                int n, int k) override {
-    check_matrix(a, m, k, "gemm_fp64: a");
-    check_matrix(b, k, n, "gemm_fp64: b");
-    return lab02::gemm_fp64(a, b, m, n, k);
-  }
-
-  double normwise_relative_error(const std::vector<float>& c,
-                                 const std::vector<double>& exact) override {
-    check_same_size(c.size(), exact.size(), "normwise_relative_error");
-    return lab02::normwise_relative_error(c, exact);
-  }
-
-  Observation predict_mma(MmaFormat format, const std::vector<std::uint32_t>& a,
-                          const std::vector<std::uint32_t>& b, const std::vector<float>& c,
-                          std::vector<float>& d, const RunOptions& options) override {
-    const int blocks = check_blocks(format, a, b, c, d, "predict_mma");
-    DeviceBuffer<std::uint32_t> a_device(a);
-    DeviceBuffer<std::uint32_t> b_device(b);
-    DeviceBuffer<float> c_device(c);
-    return call_on_output(d, options, [&](float* d_device) {
-      lab02::predict_mma_blocks(format, a_device.data(), b_device.data(), c_device.data(), d_device,
-                                blocks);
-    });
-  }
-
-  Observation mma_instruction(MmaFormat format, const std::vector<std::uint32_t>& a,
-                              const std::vector<std::uint32_t>& b, const std::vector<float>& c,
-                              std::vector<float>& d, const RunOptions& options) override {
-    const int blocks = check_blocks(format, a, b, c, d, "mma_instruction");
-    DeviceBuffer<std::uint32_t> a_device(a);
-    DeviceBuffer<std::uint32_t> b_device(b);
-    DeviceBuffer<float> c_device(c);
-    return call_on_output(d, options, [&](float* d_device) {
-      lab02::harness::mma_instruction(format, a_device.data(), b_device.data(), c_device.data(),
-                                      d_device, blocks);
-    });
-  }
-
-  Observation tc_gemm_fp16(int m, int n, int k, const std::vector<std::uint16_t>& a,
-                           const std::vector<std::uint16_t>& b, std::vector<float>& c,
-                           const RunOptions& options) override {
-    check_matrix(a, m, k, "tc_gemm_fp16: a");
-    check_matrix(b, k, n, "tc_gemm_fp16: b");
-    check_matrix(c, m, n, "tc_gemm_fp16: c");
-    DeviceBuffer<std::uint16_t> a_device(a);
-    DeviceBuffer<std::uint16_t> b_device(b);
-    return call_on_output(c, options, [&](float* c_device) {
-      lab02::tc_gemm_fp16(reinterpret_cast<const __half*>(a_device.data()),
-                          reinterpret_cast<const __half*>(b_device.data()), c_device, m, n, k);
-    });
-  }
-
-  Observation tc_gemm_tf32(int m, int n, int k, const std::vector<float>& a,
-                           const std::vector<float>& b, std::vector<float>& c,
-                           const RunOptions& options) override {
-    check_matrix(a, m, k, "tc_gemm_tf32: a");
-    check_matrix(b, k, n, "tc_gemm_tf32: b");
-    check_matrix(c, m, n, "tc_gemm_tf32: c");
-    DeviceBuffer<float> a_device(a);
-    DeviceBuffer<float> b_device(b);
-    return call_on_output(c, options, [&](float* c_device) {
-      lab02::tc_gemm_tf32(a_device.data(), b_device.data(), c_device, m, n, k);
-    });
-  }
-
-  Observation round_operands(std::vector<float>& x, OperandRounding rounding,
-                             const RunOptions& options) override {
-    return call_on_output(x, options, [&](float* x_device) {
-      lab02::round_operands(x_device, static_cast<int>(x.size()), rounding);
-    });
-  }
-
-  double mean_signed_error(const std::vector<float>& c, const std::vector<double>& exact) override {
-    check_same_size(c.size(), exact.size(), "mean_signed_error");
-    return lab02::mean_signed_error(c, exact);
-  }
-
  private:
-  static void check_same_size(std::size_t a, std::size_t b, const char* what) {
-    if (a != b) {
-      throw std::invalid_argument(std::string(what) + ": the two vectors differ in size (" +
-                                  std::to_string(a) + " and " + std::to_string(b) + ")");
-    }
-  }
-
   template <class T>
   static void check_matrix(const std::vector<T>& values, int rows, int cols, const char* what) {
     if (rows < 0 || cols < 0 ||
@@ -191,17 +108,6 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
                                   std::to_string(cols) + " elements, not " +
                                   std::to_string(values.size()));
     }
-  }
-
-  static int check_blocks(MmaFormat format, const std::vector<std::uint32_t>& a,
-                          const std::vector<std::uint32_t>& b, const std::vector<float>& c,
-                          const std::vector<float>& d, const char* what) {
-    const std::size_t kb = static_cast<std::size_t>(cudalab::numerics::mma_k_block(format));
-    if (a.size() != c.size() * kb || b.size() != c.size() * kb || d.size() != c.size()) {
-      throw std::invalid_argument(std::string(what) + ": a and b must hold " + std::to_string(kb) +
-                                  " patterns per block and d one value per c");
-    }
-    return static_cast<int>(c.size());
   }
 
   template <class Convert>
@@ -215,23 +121,4 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
 };
 
 }  // namespace CUDALAB_BACKEND
-
-// What the benchmark times (bench_main.cu): the lab's host functions on
-// device pointers, as the GPU build compiled them.
-#if defined(__CUDACC__) && !CUDALAB_REFERENCE
-namespace {
-
-void tc_gemm_fp16_on_device(const void* a, const void* b, float* c, int m, int n, int k) {
-  lab02::tc_gemm_fp16(static_cast<const __half*>(a), static_cast<const __half*>(b), c, m, n, k);
-}
-
-void tc_gemm_tf32_on_device(const float* a, const float* b, float* c, int m, int n, int k) {
-  lab02::tc_gemm_tf32(a, b, c, m, n, k);
-}
-
-}  // namespace
-
-DeviceFunctions gpu_device_functions() { return {tc_gemm_fp16_on_device, tc_gemm_tf32_on_device}; }
-#endif
-
 }  // namespace lab02::harness

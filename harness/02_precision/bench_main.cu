@@ -272,7 +272,13 @@ bool validate_student(const char* version, cudalab::Random& rng, double toleranc
 
 void bench_student(cudalab::harness::BenchRun& run, cudalab::blas::Handle& handle,
                    cudalab::Random& rng) {
-  const lab02::harness::DeviceFunctions lab = lab02::harness::gpu_device_functions();
+  // The lab's GEMMs as the GPU build compiled them, on device pointers.
+  std::string why_not;
+  const auto gpu = lab02::harness::make_gpu_backend(&why_not);
+  if (gpu == nullptr) throw std::runtime_error("lab02_bench needs the GPU backend: " + why_not);
+  namespace entry = lab02::harness::entry;
+  const auto tc_gemm_fp16 = gpu->device_function(entry::tc_gemm_fp16);
+  const auto tc_gemm_tf32 = gpu->device_function(entry::tc_gemm_tf32);
   struct Student {
     const char* version;
     const char* anchor_version;  // cuBLAS in the same arithmetic
@@ -282,11 +288,11 @@ void bench_student(cudalab::harness::BenchRun& run, cudalab::blas::Handle& handl
   const Student students[] = {
       {"tc_gemm_fp16", "cublas_fp16", 1e-3,
        [&](const Operands& x, float* c) {
-         lab.tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
+         tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
        }},
       {"tc_gemm_tf32", "cublas_tf32", 1e-2,
        [&](const Operands& x, float* c) {
-         lab.tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
+         tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
        }},
   };
   print_header("your tensor-core GEMMs against cuBLAS on the same shape (the anchor)");

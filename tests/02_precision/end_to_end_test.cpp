@@ -22,16 +22,20 @@ TEST_P(EndToEnd, Fp16TensorCoreGemmAgreesWithBlas) {
   const std::vector<float> a = rng_.uniform(static_cast<std::size_t>(m) * k, -1.0f, 1.0f);
   const std::vector<float> b = rng_.uniform(static_cast<std::size_t>(k) * n, -1.0f, 1.0f);
   std::vector<std::uint16_t> a_half(a.size()), b_half(b.size());
-  ASSERT_TRUE(cudalab::harness::ran(backend().to_fp16(a_half, a)));
-  ASSERT_TRUE(cudalab::harness::ran(backend().to_fp16(b_half, b)));
+  const auto to_fp16 = [&](std::vector<std::uint16_t>& out, const std::vector<float>& in) {
+    return backend().call(harness::entry::to_fp16, out, in, static_cast<int>(in.size()));
+  };
+  ASSERT_TRUE(cudalab::harness::ran(to_fp16(a_half, a)));
+  ASSERT_TRUE(cudalab::harness::ran(to_fp16(b_half, b)));
   std::vector<float> mine(static_cast<std::size_t>(m) * n, std::numeric_limits<float>::quiet_NaN());
-  ASSERT_TRUE(cudalab::harness::ran(backend().tc_gemm_fp16(m, n, k, a_half, b_half, mine)));
+  ASSERT_TRUE(cudalab::harness::ran(
+      backend().call(harness::entry::tc_gemm_fp16, a_half, b_half, mine, m, n, k)));
   std::vector<float> blas(mine.size(), std::numeric_limits<float>::quiet_NaN());
   ASSERT_TRUE(cudalab::harness::ran(
       backend().gemm_in_mode(GemmMode::fp16_fp32_accumulate, m, n, k, a, b, blas)));
-  const std::vector<double> exact = backend().gemm_fp64(a, b, m, n, k);
-  const double mine_error = backend().normwise_relative_error(mine, exact);
-  const double blas_error = backend().normwise_relative_error(blas, exact);
+  const std::vector<double> exact = backend().call(harness::entry::gemm_fp64, a, b, m, n, k);
+  const double mine_error = backend().call(harness::entry::normwise_relative_error, mine, exact);
+  const double blas_error = backend().call(harness::entry::normwise_relative_error, blas, exact);
   EXPECT_TRUE(std::isfinite(mine_error));
   EXPECT_GT(mine_error, 0.0) << "an fp16 product of random matrices is never exact";
   EXPECT_LT(mine_error, 2.0 * blas_error + 1e-6)

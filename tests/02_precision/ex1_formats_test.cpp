@@ -75,8 +75,7 @@ struct Format16 {
   std::uint16_t infinity;
   std::uint16_t (*round)(float);
   float (*widen)(std::uint16_t);
-  Observation (harness::Backend::*convert)(std::vector<std::uint16_t>&, const std::vector<float>&,
-                                           const cudalab::harness::RunOptions&);
+  const decltype(harness::entry::to_fp16)& convert;  // to_fp16 or to_bf16
 };
 
 const Format16 kFp16{"fp16",
@@ -84,13 +83,13 @@ const Format16 kFp16{"fp16",
                      nx::fp16_infinity,
                      nx::fp32_to_fp16_bits,
                      nx::fp16_bits_to_fp32,
-                     &harness::Backend::to_fp16};
+                     harness::entry::to_fp16};
 const Format16 kBf16{"bf16",
                      7,
                      nx::bf16_infinity,
                      nx::fp32_to_bf16_bits,
                      nx::bf16_bits_to_fp32,
-                     &harness::Backend::to_bf16};
+                     harness::entry::to_bf16};
 
 // The rule an input exercises, for the failure message.
 std::string rule_for(float x, std::uint16_t expected, const Format16& format) {
@@ -200,7 +199,7 @@ class Ex1Formats : public OnBackend {
     std::vector<std::uint16_t> expected(in.size());
     for (std::size_t i = 0; i < in.size(); ++i) expected[i] = format.round(in[i]);
     std::vector<std::uint16_t> got(in.size(), kUnwritten16);
-    const Observation run = (backend().*format.convert)(got, in, {});
+    const Observation run = backend().call(format.convert, got, in, static_cast<int>(in.size()));
     ASSERT_TRUE(ran(run)) << what;
     EXPECT_TRUE(same_bits(in, got, expected, format, what));
     EXPECT_TRUE(nothing_written_outside(run, what));
@@ -302,7 +301,8 @@ class Ex1Tf32 : public OnBackend {
     std::vector<float> expected(in.size());
     for (std::size_t i = 0; i < in.size(); ++i) expected[i] = nx::fp32_to_tf32(in[i], rounding);
     std::vector<float> got(in.size(), nx::float_from_bits(kUnwritten32));
-    const Observation run = backend().to_tf32(got, in, rounding);
+    const Observation run =
+        backend().call(harness::entry::to_tf32, got, in, static_cast<int>(in.size()), rounding);
     ASSERT_TRUE(ran(run)) << what;
     EXPECT_TRUE(same_tf32_bits(in, got, expected, rounding, what));
     EXPECT_TRUE(nothing_written_outside(run, what));

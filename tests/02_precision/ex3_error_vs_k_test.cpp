@@ -63,7 +63,7 @@ TEST_P(Ex3ErrorVsK, Ex3_Fp64GemmIsExactToDoublePrecision) {
     const std::vector<float> b = rng_.uniform(static_cast<std::size_t>(k) * n, -1.0f, 1.0f);
     const std::string what = "gemm_fp64 with m = " + std::to_string(m) +
                              ", n = " + std::to_string(n) + ", k = " + std::to_string(k);
-    const std::vector<double> c = backend().gemm_fp64(a, b, m, n, k);
+    const std::vector<double> c = backend().call(harness::entry::gemm_fp64, a, b, m, n, k);
     ASSERT_EQ(c.size(), static_cast<std::size_t>(m) * n) << what << ": C must hold m * n values";
     for (int i = 0; i < m; ++i) {
       for (int j = 0; j < n; ++j) {
@@ -108,7 +108,7 @@ TEST_P(Ex3ErrorVsK, Ex3_NormwiseErrorIsTheFrobeniusRatio) {
       c[i] = static_cast<float>(exact[i] * (1 + scale[i] * sign[i]));
     }
     const double expected = frobenius_error(c, exact);
-    const double got = backend().normwise_relative_error(c, exact);
+    const double got = backend().call(harness::entry::normwise_relative_error, c, exact);
     EXPECT_NEAR(got, expected, 1e-10 * expected)
         << "normwise_relative_error of " << size << " values: ||C - exact||_F / ||exact||_F "
         << "(sums of squares in double)";
@@ -118,7 +118,7 @@ TEST_P(Ex3ErrorVsK, Ex3_NormwiseErrorIsTheFrobeniusRatio) {
 TEST_P(Ex3ErrorVsK, Ex3_ExactResultHasErrorZero) {
   const std::vector<float> c = rng_.uniform(std::size_t{300}, -1.0f, 1.0f);
   const std::vector<double> exact(c.begin(), c.end());
-  EXPECT_EQ(backend().normwise_relative_error(c, exact), 0.0)
+  EXPECT_EQ(backend().call(harness::entry::normwise_relative_error, c, exact), 0.0)
       << "C equal to the exact product has error 0";
 }
 
@@ -128,10 +128,10 @@ TEST_P(Ex3ErrorVsK, Ex3_NaNOrInfinityInCIsNeverHidden) {
   std::vector<float> c(exact.begin(), exact.end());
   const std::size_t where = rng_.next_below(size);
   c[where] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_TRUE(std::isnan(backend().normwise_relative_error(c, exact)))
+  EXPECT_TRUE(std::isnan(backend().call(harness::entry::normwise_relative_error, c, exact)))
       << "C[" << where << "] is NaN: the error must be NaN, or a broken GEMM reads as accurate";
   c[where] = std::numeric_limits<float>::infinity();
-  EXPECT_FALSE(std::isfinite(backend().normwise_relative_error(c, exact)))
+  EXPECT_FALSE(std::isfinite(backend().call(harness::entry::normwise_relative_error, c, exact)))
       << "C[" << where << "] is infinite: the error must not be finite";
 }
 
@@ -167,15 +167,17 @@ TEST_P(Ex3ErrorVsK, Ex3_ErrorAgainstKInEveryMode) {
   for (const int k : kKs) {
     const std::vector<float> a = rng_.uniform(static_cast<std::size_t>(m) * k, -1.0f, 1.0f);
     const std::vector<float> b = rng_.uniform(static_cast<std::size_t>(k) * n, -1.0f, 1.0f);
-    const std::vector<double> exact = backend().gemm_fp64(a, b, m, n, k);
-    const std::vector<double> reference_exact = reference().gemm_fp64(a, b, m, n, k);
+    const std::vector<double> exact = backend().call(harness::entry::gemm_fp64, a, b, m, n, k);
+    const std::vector<double> reference_exact =
+        reference().call(harness::entry::gemm_fp64, a, b, m, n, k);
     for (const GemmMode mode : all_gemm_modes) {
       const std::string what = to_string(mode) + " at K = " + std::to_string(k);
       std::vector<float> c(static_cast<std::size_t>(m) * n,
                            std::numeric_limits<float>::quiet_NaN());
       ASSERT_TRUE(ran(reference().gemm_in_mode(mode, m, n, k, a, b, c))) << what;
-      const double mine = backend().normwise_relative_error(c, exact);
-      const double reference_figure = reference().normwise_relative_error(c, reference_exact);
+      const double mine = backend().call(harness::entry::normwise_relative_error, c, exact);
+      const double reference_figure =
+          reference().call(harness::entry::normwise_relative_error, c, reference_exact);
       ASSERT_TRUE(mine >= reference_figure / 2 && mine <= 2 * reference_figure)
           << what << ": your error " << mine << ", the reference's " << reference_figure
           << " on the same C (gemm_fp64 and normwise_relative_error)";

@@ -1,7 +1,7 @@
 // Exercise 4: predict_mma, one tensor-core K-block bit for bit.
 //
 // Each block goes through the student's predict_mma (in a kernel) and through
-// the tensor-core instruction itself (backend().mma_instruction: mma.sync on
+// the tensor-core instruction itself (entry::mma_instruction: mma.sync on
 // a GPU). On a GPU the instruction's bits are the answer. On the emulator the
 // answer is cudalab::numerics::mma_block_fma, the model checked against the
 // H200, and the emulator's mma.sync must agree with it. The blocks: the
@@ -82,7 +82,7 @@ std::uint32_t operand(float value, MmaFormat format) {
   return 0;
 }
 
-// Blocks of one format, laid out as Backend::predict_mma takes them.
+// Blocks of one format, laid out as entry::predict_mma takes them.
 struct Blocks {
   MmaFormat format;
   std::vector<std::uint32_t> a, b;
@@ -90,6 +90,7 @@ struct Blocks {
   std::vector<std::string> names;
 
   int kb() const { return nx::mma_k_block(format); }
+  int count() const { return static_cast<int>(c.size()); }
   // a and b padded with zeros to the block size.
   void add(std::string name, std::vector<std::uint32_t> a_block, std::vector<std::uint32_t> b_block,
            float c_value) {
@@ -137,8 +138,8 @@ class Ex4PredictMma : public OnBackend {
   // The tensor core's answers for `blocks` on this backend.
   std::vector<float> tensor_core(const Blocks& blocks) {
     std::vector<float> instruction(blocks.c.size(), nx::float_from_bits(kUnwritten));
-    const Observation run =
-        backend().mma_instruction(blocks.format, blocks.a, blocks.b, blocks.c, instruction);
+    const Observation run = backend().call(harness::entry::mma_instruction, blocks.format, blocks.a,
+                                           blocks.b, blocks.c, instruction, blocks.count());
     EXPECT_TRUE(ran(run)) << "the harness's mma.sync failed (not your code)";
     if (!on_emulator()) return instruction;
     std::vector<float> model(blocks.c.size());
@@ -157,7 +158,8 @@ class Ex4PredictMma : public OnBackend {
     if (HasFailure()) return;
     const std::vector<float> expected = tensor_core(blocks);
     std::vector<float> got(blocks.c.size(), nx::float_from_bits(kUnwritten));
-    const Observation run = backend().predict_mma(blocks.format, blocks.a, blocks.b, blocks.c, got);
+    const Observation run = backend().call(harness::entry::predict_mma, blocks.format, blocks.a,
+                                           blocks.b, blocks.c, got, blocks.count());
     ASSERT_TRUE(ran(run)) << what;
     std::string listed;
     std::size_t wrong = 0;

@@ -110,12 +110,12 @@ class Ex5TensorCoreGemm : public OnBackend {
     Observation observation;
     if (p.format == MmaFormat::fp16) {
       const std::vector<std::uint16_t> a(p.a.begin(), p.a.end()), b(p.b.begin(), p.b.end());
-      observation = backend().tc_gemm_fp16(p.m, p.n, p.k, a, b, c);
+      observation = backend().call(harness::entry::tc_gemm_fp16, a, b, c, p.m, p.n, p.k);
     } else {
       std::vector<float> a, b;
       for (std::uint32_t bits : p.a) a.push_back(nx::float_from_bits(bits));
       for (std::uint32_t bits : p.b) b.push_back(nx::float_from_bits(bits));
-      observation = backend().tc_gemm_tf32(p.m, p.n, p.k, a, b, c);
+      observation = backend().call(harness::entry::tc_gemm_tf32, a, b, c, p.m, p.n, p.k);
     }
     EXPECT_TRUE(ran(observation)) << p.what();
     EXPECT_TRUE(nothing_written_outside(observation, p.what()));

@@ -60,7 +60,8 @@ class Ex6RoundOperands : public OnBackend {
   std::vector<float> rounded(std::vector<float> x, OperandRounding rounding) {
     const std::string what =
         "round_operands " + to_string(rounding) + " on " + std::to_string(x.size()) + " values";
-    const cudalab::harness::Observation run = backend().round_operands(x, rounding);
+    const cudalab::harness::Observation run =
+        backend().call(harness::entry::round_operands, x, static_cast<int>(x.size()), rounding);
     EXPECT_TRUE(ran(run)) << what;
     EXPECT_TRUE(cudalab::harness::nothing_written_outside(run, what));
     return x;
@@ -124,8 +125,8 @@ TEST_P(Ex6RoundOperands, Ex6_OnlyNearestEvenReproducesCublasOnATimesI) {
 
   for (OperandRounding rounding : roundings) {
     std::vector<float> c(cublas.size(), std::numeric_limits<float>::quiet_NaN());
-    ASSERT_TRUE(ran(
-        reference().tc_gemm_tf32(m, k, k, rounded(a, rounding), rounded(identity, rounding), c)));
+    ASSERT_TRUE(ran(reference().call(harness::entry::tc_gemm_tf32, rounded(a, rounding),
+                                     rounded(identity, rounding), c, m, k, k)));
     std::size_t differing = 0;
     for (std::size_t i = 0; i < c.size(); ++i) {
       differing += nx::float_bits(c[i]) != nx::float_bits(cublas[i]) ? 1 : 0;
@@ -162,7 +163,7 @@ TEST_P(Ex6RoundOperands, Ex6_MeanSignedError) {
   const std::vector<float> c = {1.5f, 0.75f, 5.0f, 2.0f, -3.0f};
   const std::vector<double> exact = {1.0, 1.0, 0.0, -2.0, -4.0};
   const double expected = (0.5 - 0.25 + 2.0 + 0.25) / 4.0;
-  EXPECT_DOUBLE_EQ(backend().mean_signed_error(c, exact), expected)
+  EXPECT_DOUBLE_EQ(backend().call(harness::entry::mean_signed_error, c, exact), expected)
       << "the mean of (c - exact) / |exact| over the 4 elements whose exact value is not 0";
 }
 
@@ -182,9 +183,9 @@ TEST_P(Ex6RoundOperands, Ex6_RawOperandsBiasThePositiveProduct) {
   double error[3] = {};
   for (OperandRounding rounding : roundings) {
     std::vector<float> c(exact.size(), std::numeric_limits<float>::quiet_NaN());
-    ASSERT_TRUE(
-        ran(reference().tc_gemm_tf32(m, n, k, rounded(a, rounding), rounded(b, rounding), c)));
-    error[static_cast<int>(rounding)] = backend().mean_signed_error(c, exact);
+    ASSERT_TRUE(ran(reference().call(harness::entry::tc_gemm_tf32, rounded(a, rounding),
+                                     rounded(b, rounding), c, m, n, k)));
+    error[static_cast<int>(rounding)] = backend().call(harness::entry::mean_signed_error, c, exact);
     note("mean signed relative error, " + to_string(rounding) +
          " operands, K = 256, data in [0.5, 1): " +
          std::to_string(error[static_cast<int>(rounding)]));

@@ -194,7 +194,7 @@ class Lab02Source final : public LabSource {
     }
     for (const int k : k_values(request.values[kKMin], k_max)) {
       Problem p{m, m, k, uniform(std::size_t(m) * k, rng), uniform(std::size_t(k) * m, rng), {}};
-      p.exact = backend->gemm_fp64(p.a, p.b, m, m, k);
+      p.exact = backend->call(harness::entry::gemm_fp64, p.a, p.b, m, m, k);
       for (const GemmMode mode : ::lab02::all_gemm_modes) {
         if (request.version == kTensorCoreGemm && mode != GemmMode::tf32 &&
             mode != GemmMode::fp16_fp32_accumulate)
@@ -234,10 +234,10 @@ class Lab02Source final : public LabSource {
     for (std::size_t i = 0; i < p.a.size(); ++i) a16[i] = numerics::fp32_to_fp16_bits(p.a[i]);
     for (std::size_t i = 0; i < p.b.size(); ++i) b16[i] = numerics::fp32_to_fp16_bits(p.b[i]);
     std::vector<float> c(std::size_t(p.m) * p.n, NAN);
-    auto seen = backend.tc_gemm_fp16(p.m, p.n, p.k, a16, b16, c);
+    auto seen = backend.call(harness::entry::tc_gemm_fp16, a16, b16, c, p.m, p.n, p.k);
     add_point(plot, "your tc_gemm_fp16", p, seen, c, backend, problems);
     std::fill(c.begin(), c.end(), NAN);
-    seen = backend.tc_gemm_tf32(p.m, p.n, p.k, p.a, p.b, c);
+    seen = backend.call(harness::entry::tc_gemm_tf32, p.a, p.b, c, p.m, p.n, p.k);
     add_point(plot, "your tc_gemm_tf32", p, seen, c, backend, problems);
   }
 
@@ -255,7 +255,7 @@ class Lab02Source final : public LabSource {
       return;
     }
     if (!seen.reports.empty()) add_problem(problems, where + seen.reports.front());
-    const double error = backend.normwise_relative_error(c, p.exact);
+    const double error = backend.call(harness::entry::normwise_relative_error, c, p.exact);
     if (!std::isfinite(error)) {
       add_problem(problems,
                   where + "the error is " + format_value(error) + " (unwritten elements?)");
