@@ -43,13 +43,15 @@
 //   }
 //   inline constexpr Entry<void(Out<float>, In<float>, float, int)> scale{"scale", scale_sizes};
 //
-// one Size (name, count) per Out, InOut, In and Temp, in the signature's
-// order, from the other parameters as the signature declares them. call() then checks them before
-// anything is staged and throws std::invalid_argument naming the vector ("scale: x has 9 elements;
-// the call's other arguments need 10"), so a wrong size never reaches the lab code and changes
-// nothing. A sizes function may itself throw std::invalid_argument for arguments that give no size
-// (a negative row count); checks of the other arguments' values (a head dimension the kernels have
-// no tile for) stay with the lab code.
+// (a function or a captureless lambda) with one Size (name, count) per Out,
+// InOut, In and Temp, in the signature's order, taking the other parameters
+// as the signature declares them. call() checks the counts before anything
+// is staged and throws std::invalid_argument naming the vector ("scale: x
+// has 9 elements; the call's other arguments need 10"), so a wrong size
+// never reaches the lab code and changes nothing. A sizes function may
+// itself throw std::invalid_argument for arguments that give no size (a
+// negative row count); checks of the other arguments' values (a head
+// dimension the kernels have no tile for) stay with the lab code.
 #pragma once
 
 #include <array>
