@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,20 @@ namespace {
 using cudalab::DeviceBuffer;
 using cudalab::harness::BenchRun;
 using lab06::harness::Attention;
+namespace entry = lab06::harness::entry;
+
+// The lab's functions as the GPU build compiled them, on device pointers.
+struct Lab {
+  explicit Lab(const lab06::harness::Backend& gpu)
+      : naive_attention(gpu.device_function(entry::naive_attention)),
+        flash_forward(gpu.device_function(entry::flash_forward)),
+        flash_forward_bf16(gpu.device_function(entry::flash_forward_bf16)),
+        flash_backward(gpu.device_function(entry::flash_backward)) {}
+  cudalab::harness::DeviceOf<entry::naive_attention> naive_attention;
+  cudalab::harness::DeviceOf<entry::flash_forward> flash_forward;  // o, then L, in one buffer
+  cudalab::harness::DeviceOf<entry::flash_forward_bf16> flash_forward_bf16;
+  cudalab::harness::DeviceOf<entry::flash_backward> flash_backward;  // dq, dk, dv in one buffer
+};
 
 // Keep equal to bench_pytorch.py's SHAPES: {B, H, N, d}.
 constexpr int kShapes[][4] = {{4, 16, 4096, 128}};
@@ -68,7 +83,7 @@ std::vector<float> from_bf16(const std::vector<std::uint16_t>& bits) {
   return x;
 }
 
-Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) {
+Checked check(const Lab& lab, cudalab::Random& rng) {
   Checked ok;
   for (const bool causal : {false, true}) {
     const Attention shape{3, 157, 64, 0.125f, causal};
@@ -78,7 +93,7 @@ Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) 
     const auto v = from_bf16(to_bf16(rng.uniform(shape.values(), -1.0f, 1.0f)));
     const std::vector<float> want = lab06::harness::reference_attention(shape, q, k, v).o;
     DeviceBuffer<float> q_d(q), k_d(k), v_d(v), o(shape.values()), lse(shape.rows());
-    DeviceBuffer<float> scores(std::size_t(shape.heads) * shape.n * shape.n);
+    DeviceBuffer<float> o_and_lse(shape.values() + shape.rows()), scores(shape.scores());
     const auto worst = [&](const std::vector<float>& got) {
       double e = 0;
       for (std::size_t i = 0; i < got.size(); ++i) {
@@ -95,15 +110,17 @@ Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) 
       std::printf("%-28s WRONG RESULT on 3 x 157 x 64%s (error %.3g): not timed\n", version,
                   causal ? " causal" : "", error);
     };
-    lab.naive_attention(q_d.data(), k_d.data(), v_d.data(), scores.data(), o.data(), shape);
+    lab.naive_attention(shape, q_d.data(), k_d.data(), v_d.data(), scores.data(), o.data());
     CUDA_CHECK(cudaDeviceSynchronize());
     verdict("lab_naive_fp32", o.copy_to_host(), 1e-4, ok.naive);
-    lab.flash_forward(q_d.data(), k_d.data(), v_d.data(), o.data(), lse.data(), shape);
+    lab.flash_forward(shape, q_d.data(), k_d.data(), v_d.data(), o_and_lse.data());
     CUDA_CHECK(cudaDeviceSynchronize());
-    verdict("lab_flash_fp32", o.copy_to_host(), 1e-4, ok.flash);
+    std::vector<float> flash_o = o_and_lse.copy_to_host();
+    flash_o.resize(shape.values());
+    verdict("lab_flash_fp32", flash_o, 1e-4, ok.flash);
     DeviceBuffer<std::uint16_t> q_b(to_bf16(q)), k_b(to_bf16(k)), v_b(to_bf16(v)),
         o_b(shape.values());
-    lab.flash_forward_bf16(q_b.data(), k_b.data(), v_b.data(), o_b.data(), lse.data(), shape);
+    lab.flash_forward_bf16(shape, q_b.data(), k_b.data(), v_b.data(), o_b.data(), lse.data());
     CUDA_CHECK(cudaDeviceSynchronize());
     // P is rounded to bf16 before P V, and o to bf16: a few bf16 ulps of |o| < 1.
     verdict("lab_flash_bf16", from_bf16(o_b.copy_to_host()), 2e-2, ok.flash_bf16);
@@ -116,18 +133,19 @@ Checked check(const lab06::harness::DeviceFunctions& lab, cudalab::Random& rng) 
     const lab06::harness::AttentionGradients expected =
         lab06::harness::reference_attention_backward(shape, q, k, v, d_o);
     DeviceBuffer<float> o_ref(forward.o), lse_ref(forward.lse), d_o_d(d_o), delta(shape.rows());
-    DeviceBuffer<float> dq(shape.values()), dk(shape.values()), dv(shape.values());
-    lab.flash_backward(q_d.data(), k_d.data(), v_d.data(), o_ref.data(), d_o_d.data(),
-                       lse_ref.data(), delta.data(), dq.data(), dk.data(), dv.data(), shape);
+    DeviceBuffer<float> gradients(3 * shape.values());
+    lab.flash_backward(shape, q_d.data(), k_d.data(), v_d.data(), o_ref.data(), d_o_d.data(),
+                       lse_ref.data(), delta.data(), gradients.data());
     CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got = gradients.copy_to_host();
     double error = 0;  // of the largest element, the worst of the three
-    for (const auto& [got, want] :
-         {std::pair{dq.copy_to_host(), expected.dq}, std::pair{dk.copy_to_host(), expected.dk},
-          std::pair{dv.copy_to_host(), expected.dv}}) {
+    for (const auto& [first, want] :
+         {std::pair{std::size_t{0}, &expected.dq}, std::pair{shape.values(), &expected.dk},
+          std::pair{2 * shape.values(), &expected.dv}}) {
       double largest = 0, worst_here = 0;
-      for (std::size_t i = 0; i < want.size(); ++i) {
-        largest = std::max(largest, std::fabs(double(want[i])));
-        const double d = std::fabs(double(got[i]) - want[i]);
+      for (std::size_t i = 0; i < want->size(); ++i) {
+        largest = std::max(largest, std::fabs(double((*want)[i])));
+        const double d = std::fabs(double(got[first + i]) - (*want)[i]);
         if (!(d <= worst_here)) worst_here = d;  // NaN sticks
       }
       const double relative = worst_here / largest;
@@ -171,7 +189,10 @@ std::string torch_anchor(BenchRun& run, const std::string& version,
 
 void bench(BenchRun& run) {
   cudalab::Random rng = cudalab::Random::fresh();
-  const lab06::harness::DeviceFunctions lab = lab06::harness::gpu_device_functions();
+  std::string why_not;
+  const auto gpu = lab06::harness::make_gpu_backend(&why_not);
+  if (gpu == nullptr) throw std::runtime_error("lab06_bench needs the GPU backend: " + why_not);
+  const Lab lab(*gpu);
   const Checked ok = check(lab, rng);
   run.merge_pytorch_throughput("attention");
 
@@ -189,20 +210,22 @@ void bench(BenchRun& run) {
       DeviceBuffer<float> q(rng.uniform(shape.values(), -1.0f, 1.0f));
       DeviceBuffer<float> k(rng.uniform(shape.values(), -1.0f, 1.0f));
       DeviceBuffer<float> v(rng.uniform(shape.values(), -1.0f, 1.0f));
-      DeviceBuffer<float> o(shape.values()), lse(shape.rows());
+      // o, then the fused forward's L (the naive and bf16 versions use o's part).
+      DeviceBuffer<float> o(shape.values() + shape.rows()), lse(shape.rows());
+      float* const o_lse = o.data() + shape.values();
       const std::uint64_t flops = attention_flops(shape);
       const std::uint64_t bytes = 4 * 4 * shape.values();  // q, k, v read, o written
       if (ok.naive) {
-        DeviceBuffer<float> scores(std::size_t(shape.heads) * n * n);
+        DeviceBuffer<float> scores(shape.scores());
         const double ms = run.median_ms_cold_l2([&] {
-          lab.naive_attention(q.data(), k.data(), v.data(), scores.data(), o.data(), shape);
+          lab.naive_attention(shape, q.data(), k.data(), v.data(), scores.data(), o.data());
         });
         print_row(run.add_throughput("attention", "lab_naive_fp32" + suffix, dims, flops, bytes, ms,
                                      anchor));
       }
       if (ok.flash) {
         const double ms = run.median_ms_cold_l2(
-            [&] { lab.flash_forward(q.data(), k.data(), v.data(), o.data(), lse.data(), shape); });
+            [&] { lab.flash_forward(shape, q.data(), k.data(), v.data(), o.data()); });
         print_row(run.add_throughput("attention", "lab_flash_fp32" + suffix, dims, flops, bytes, ms,
                                      anchor));
       }
@@ -211,7 +234,7 @@ void bench(BenchRun& run) {
         DeviceBuffer<std::uint16_t> q_b(to_bf16(q.copy_to_host())), k_b(to_bf16(k.copy_to_host())),
             v_b(to_bf16(v.copy_to_host())), o_b(shape.values());
         const double ms = run.median_ms_cold_l2([&] {
-          lab.flash_forward_bf16(q_b.data(), k_b.data(), v_b.data(), o_b.data(), lse.data(), shape);
+          lab.flash_forward_bf16(shape, q_b.data(), k_b.data(), v_b.data(), o_b.data(), lse.data());
         });
         print_row(run.add_throughput("attention", "lab_flash_bf16" + suffix, dims, flops, bytes / 2,
                                      ms, flash_anchor));
@@ -221,15 +244,12 @@ void bench(BenchRun& run) {
             torch_anchor(run, "torch_sdpa_efficient_fp32_backward" + suffix, dims);
         // o and L as the fused forward above left them (its time does not
         // depend on the values, so zeros stand in when it was not run).
-        if (!ok.flash) {
-          CUDA_CHECK(cudaMemset(o.data(), 0, sizeof(float) * shape.values()));
-          CUDA_CHECK(cudaMemset(lse.data(), 0, sizeof(float) * shape.rows()));
-        }
+        if (!ok.flash) o.fill_bytes(0);
         DeviceBuffer<float> d_o(rng.uniform(shape.values(), -1.0f, 1.0f)), delta(shape.rows());
-        DeviceBuffer<float> dq(shape.values()), dk(shape.values()), dv(shape.values());
+        DeviceBuffer<float> gradients(3 * shape.values());
         const double ms = run.median_ms_cold_l2([&] {
-          lab.flash_backward(q.data(), k.data(), v.data(), o.data(), d_o.data(), lse.data(),
-                             delta.data(), dq.data(), dk.data(), dv.data(), shape);
+          lab.flash_backward(shape, q.data(), k.data(), v.data(), o.data(), d_o.data(), o_lse,
+                             delta.data(), gradients.data());
         });
         // q, k, v, o and dO read, dq, dk and dv written.
         print_row(run.add_throughput("attention", "lab_flash_backward_fp32" + suffix, dims,

@@ -35,7 +35,7 @@ class Ex1Naive : public OnBackend {
   Observation run(const Attention& shape, const Inputs& in, std::vector<float>& o,
                   const RunOptions& options = {}) {
     o.assign(shape.values(), kNaN);
-    return backend().naive_attention(shape, in.q, in.k, in.v, o, options);
+    return naive_attention(backend(), shape, in.q, in.k, in.v, o, options);
   }
   void expect_attention(const Attention& shape) {
     expect_attention(shape, random_inputs(rng_, shape), "");
@@ -96,7 +96,7 @@ TEST_P(Ex1Naive, Ex1_BadShapesAreRefused) {
     std::vector<float> o = untouched;
     const std::string what = "naive_attention with " + bad.what;
     EXPECT_TRUE(
-        refused([&] { return backend().naive_attention(shape, q, kv, kv, o); }, bad.names, what));
+        refused([&] { return naive_attention(backend(), shape, q, kv, kv, o); }, bad.names, what));
     EXPECT_EQ(o, untouched) << what << ": o changed although the call was refused";
   }
 }

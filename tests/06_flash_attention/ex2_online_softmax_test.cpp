@@ -39,7 +39,8 @@ class Ex2OnlineSoftmax : public OnBackend {
     const std::string what = "online_softmax of " + std::to_string(rows) + " x " +
                              std::to_string(columns) + " (" + rows_are + ") in blocks of " +
                              std::to_string(block) + " columns";
-    const auto observation = backend().online_softmax(x, rows, columns, block, out);
+    const auto observation =
+        backend().call(harness::entry::online_softmax, x, rows, columns, block, out);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(close_to(out, reference_softmax(x, rows, columns),
                          {std::size_t(rows), std::size_t(columns)}, what + ", at (row, column)"));
@@ -133,8 +134,9 @@ TEST_P(Ex2OnlineSoftmax, Ex2_OneColumn) {
 TEST_P(Ex2OnlineSoftmax, Ex2_BlockOfZeroColumnsIsRefused) {
   const std::vector<float> x(12, 1.0f), untouched(12, kUntouched);
   std::vector<float> out = untouched;
-  EXPECT_TRUE(refused([&] { return backend().online_softmax(x, 3, 4, 0, out); }, "block",
-                      "online_softmax of 3 x 4 in blocks of 0"));
+  EXPECT_TRUE(
+      refused([&] { return backend().call(harness::entry::online_softmax, x, 3, 4, 0, out); },
+              "block", "online_softmax of 3 x 4 in blocks of 0"));
   EXPECT_EQ(out, untouched) << "online_softmax in blocks of 0: out changed";
 }
 

@@ -44,7 +44,7 @@ class Ex3Flash : public OnBackend {
   Observation run(const Attention& shape, const Inputs& in, std::vector<float>& out,
                   const RunOptions& options = {}) {
     out.assign(shape.values() + shape.rows(), kNaN);
-    return backend().flash_forward(shape, in.q, in.k, in.v, out, options);
+    return backend().call(harness::entry::flash_forward, shape, in.q, in.k, in.v, out, options);
   }
   void expect_attention(const Attention& shape, const Inputs& in, const std::string& inputs_are) {
     std::vector<float> out;
@@ -72,7 +72,7 @@ TEST_P(Ex3Flash, Ex3_SizesAroundTheTiles) {
 // the rest of each tile lies past n.
 TEST_P(Ex3Flash, Ex3_ShorterThanOneTile) {
   for (const int d : {32, 64, 128}) {
-    const auto tile = backend().flash_tile(d);
+    const auto tile = backend().call(harness::entry::flash_tile, d);
     const int smaller = std::min(tile.query_rows, tile.key_rows);
     for (const int n : {smaller - 1, smaller / 2 + 1}) {
       if (n < 1) continue;
@@ -130,7 +130,7 @@ TEST_P(Ex3Flash, Ex3_TheCheckRejectsAPerturbedOutput) {
   const Inputs in = random_inputs(rng_, shape);
   const Attended expected = reference_attention(shape, in.q, in.k, in.v);
   std::vector<float> out(shape.values() + shape.rows(), kNaN);
-  ASSERT_TRUE(ran(reference().flash_forward(shape, in.q, in.k, in.v, out)));
+  ASSERT_TRUE(ran(reference().call(harness::entry::flash_forward, shape, in.q, in.k, in.v, out)));
   ASSERT_TRUE(flash_output_matches(out, expected, shape, "the reference solution"));
   const auto largest = [&](std::size_t from, std::size_t to) {
     return std::max_element(out.begin() + std::ptrdiff_t(from), out.begin() + std::ptrdiff_t(to),
@@ -160,8 +160,9 @@ TEST_P(Ex3Flash, Ex3_BadShapesAreRefused) {
     const std::vector<float> untouched(shape.values() + shape.rows(), 7.0f);
     std::vector<float> out = untouched;
     const std::string what = "flash_forward with " + bad.what;
-    EXPECT_TRUE(
-        refused([&] { return backend().flash_forward(shape, q, kv, kv, out); }, bad.names, what));
+    EXPECT_TRUE(refused(
+        [&] { return backend().call(harness::entry::flash_forward, shape, q, kv, kv, out); },
+        bad.names, what));
     EXPECT_EQ(out, untouched) << what << ": the output changed although the call was refused";
   }
 }
@@ -189,7 +190,7 @@ TEST_P(Ex3Trace, Ex3_OneKernelThatStoresOnlyOAndL) {
     EXPECT_TRUE(observation.reports.empty())
         << what << ": the emulator reported " << observation.report_count
         << " problem(s); first: " << (observation.reports.empty() ? "" : observation.reports[0]);
-    const auto tile = backend().flash_tile(d);
+    const auto tile = backend().call(harness::entry::flash_tile, d);
     EXPECT_EQ(observation.loads->bytes, flash_load_bytes(shape, tile))
         << what << ": the kernel read " << observation.loads->bytes
         << " bytes from global memory; reading Q once and K and V once per block of "

@@ -33,7 +33,7 @@ class Ex4Causal : public OnBackend {
   Observation run_flash(const Attention& shape, const Inputs& in, std::vector<float>& out,
                         const RunOptions& options = {}) {
     out.assign(shape.values() + shape.rows(), kNaN);
-    return backend().flash_forward(shape, in.q, in.k, in.v, out, options);
+    return backend().call(harness::entry::flash_forward, shape, in.q, in.k, in.v, out, options);
   }
   void expect_flash(const Attention& shape) {
     const Inputs in = random_inputs(rng_, shape);
@@ -61,7 +61,7 @@ TEST_P(Ex4Causal, Ex4_NaiveAttentionWithTheMask) {
     const Inputs in = random_inputs(rng_, shape);
     std::vector<float> o(shape.values(), kNaN);
     const std::string what = "naive_attention, " + describe(shape);
-    const Observation observation = backend().naive_attention(shape, in.q, in.k, in.v, o);
+    const Observation observation = naive_attention(backend(), shape, in.q, in.k, in.v, o);
     ASSERT_TRUE(ran(observation)) << what;
     EXPECT_TRUE(o_matches(o, reference_attention(shape, in.q, in.k, in.v), shape, what));
     EXPECT_TRUE(nothing_written_outside(observation, what));
@@ -87,7 +87,7 @@ TEST_P(Ex4Trace, Ex4_BlocksAboveTheDiagonalAreNeverLoaded) {
     const Observation observation = run_flash(shape, in, out, RunOptions{.trace = true});
     ASSERT_TRUE(ran(observation)) << what;
     ASSERT_TRUE(observation.loads) << what << ": the call was not traced";
-    const auto tile = backend().flash_tile(d);
+    const auto tile = backend().call(harness::entry::flash_tile, d);
     const std::uint64_t loaded = observation.loads->bytes;
     Attention unmasked = shape;
     unmasked.causal = false;

@@ -133,7 +133,8 @@ class Ex5FlashBf16 : public OnBackend {
                   std::vector<float>& lse, const RunOptions& options = {}) {
     o.assign(shape.values(), kUnwrittenO);
     lse.assign(shape.rows(), kUnwrittenL);
-    return backend().flash_forward_bf16(shape, in.q, in.k, in.v, o, lse, options);
+    return backend().call(harness::entry::flash_forward_bf16, shape, in.q, in.k, in.v, o, lse,
+                          options);
   }
   void expect_attention(const Attention& shape, const Bf16Inputs& in,
                         const std::string& inputs_are) {
@@ -166,7 +167,7 @@ TEST_P(Ex5FlashBf16, Ex5_SizesAroundTheTiles) {
 // keys do, with the rest of each tile past n (zero-filled, masked).
 TEST_P(Ex5FlashBf16, Ex5_ShorterThanOneTile) {
   for (const int d : {32, 64, 128}) {
-    const auto tile = backend().flash_tile_bf16(d);
+    const auto tile = backend().call(harness::entry::flash_tile_bf16, d);
     ASSERT_GT(tile.key_rows, 1);
     ASSERT_GT(tile.query_rows, tile.key_rows + 1);
     for (const int n : {tile.key_rows - 1, tile.key_rows + 1, tile.query_rows - 1}) {
@@ -249,7 +250,8 @@ TEST_P(Ex5FlashBf16, Ex5_TheCheckRejectsAPerturbedOutput) {
   const cudalab::Tolerance tolerance = o_tolerance(to_float(in.v));
   std::vector<std::uint16_t> o(shape.values(), kUnwrittenO);
   std::vector<float> lse(shape.rows(), kUnwrittenL);
-  ASSERT_TRUE(ran(reference().flash_forward_bf16(shape, in.q, in.k, in.v, o, lse)));
+  ASSERT_TRUE(
+      ran(reference().call(harness::entry::flash_forward_bf16, shape, in.q, in.k, in.v, o, lse)));
   const std::vector<float> o_values = to_float(o);
   ASSERT_TRUE(
       bf16_output_matches(o_values, lse, expected, shape, tolerance, "the reference solution"));
@@ -293,8 +295,11 @@ TEST_P(Ex5FlashBf16, Ex5_BadShapesAreRefused) {
     std::vector<std::uint16_t> o = untouched_o;
     std::vector<float> lse = untouched_lse;
     const std::string what = "flash_forward_bf16 with " + bad.what;
-    EXPECT_TRUE(refused([&] { return backend().flash_forward_bf16(shape, q, kv, kv, o, lse); },
-                        bad.names, what));
+    EXPECT_TRUE(refused(
+        [&] {
+          return backend().call(harness::entry::flash_forward_bf16, shape, q, kv, kv, o, lse);
+        },
+        bad.names, what));
     EXPECT_EQ(o, untouched_o) << what << ": o changed although the call was refused";
     EXPECT_EQ(lse, untouched_lse) << what << ": L changed although the call was refused";
   }
@@ -313,8 +318,11 @@ TEST_P(Ex5FlashBf16, Ex5_AScaleThatIsNotPositiveIsRefused) {
     std::vector<std::uint16_t> o = untouched_o;
     std::vector<float> lse = untouched_lse;
     const std::string what = "flash_forward_bf16 with scale " + std::to_string(scale);
-    EXPECT_TRUE(refused([&] { return backend().flash_forward_bf16(shape, q, kv, kv, o, lse); },
-                        "scale", what));
+    EXPECT_TRUE(refused(
+        [&] {
+          return backend().call(harness::entry::flash_forward_bf16, shape, q, kv, kv, o, lse);
+        },
+        "scale", what));
     EXPECT_EQ(o, untouched_o) << what << ": o changed although the call was refused";
     EXPECT_EQ(lse, untouched_lse) << what << ": L changed although the call was refused";
   }
@@ -347,7 +355,7 @@ TEST_P(Ex5Trace, Ex5_OneKernelThatStoresOnlyOAndL) {
         << what << ": the emulator reported " << observation.report_count
         << " problem(s); first: " << (observation.reports.empty() ? "" : observation.reports[0]);
     // flash_load_bytes counts fp32 elements; bf16 halves them.
-    const auto tile = backend().flash_tile_bf16(d);
+    const auto tile = backend().call(harness::entry::flash_tile_bf16, d);
     const std::uint64_t expected_loads = flash_load_bytes(shape, tile) / 2;
     EXPECT_EQ(observation.loads->bytes, expected_loads)
         << what << ": the kernel read " << observation.loads->bytes

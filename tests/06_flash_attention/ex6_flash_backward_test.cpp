@@ -104,16 +104,31 @@ BackwardInputs random_backward_inputs(cudalab::Random& rng, const Attention& sha
   return {std::move(in), std::move(forward), rng.uniform(shape.values(), -1.0f, 1.0f)};
 }
 
+// The backward's call, with the scratch D needs: dq, dk and dv travel as
+// one output, `gradients`, in that order (3 x heads x n x d).
+Observation flash_backward(harness::Backend& on, const Attention& shape,
+                           const std::vector<float>& q, const std::vector<float>& k,
+                           const std::vector<float>& v, const std::vector<float>& o,
+                           const std::vector<float>& d_o, const std::vector<float>& lse,
+                           std::vector<float>& gradients, const RunOptions& options = {}) {
+  return on.call(harness::entry::flash_backward, shape, q, k, v, o, d_o, lse,
+                 harness::Temp<float>{shape.rows()}, gradients, options);
+}
+
 class Ex6Backward : public OnBackend {
  protected:
   // The gradients start as NaN: an element the kernel never writes fails.
   Observation run(harness::Backend& on, const Attention& shape, const BackwardInputs& b,
                   AttentionGradients& out, const RunOptions& options = {}) {
-    out.dq.assign(shape.values(), kNaN);
-    out.dk.assign(shape.values(), kNaN);
-    out.dv.assign(shape.values(), kNaN);
-    return on.flash_backward(shape, b.in.q, b.in.k, b.in.v, b.forward.o, b.d_o, b.forward.lse,
-                             out.dq, out.dk, out.dv, options);
+    std::vector<float> gradients(3 * shape.values(), kNaN);
+    const Observation observation = flash_backward(on, shape, b.in.q, b.in.k, b.in.v, b.forward.o,
+                                                   b.d_o, b.forward.lse, gradients, options);
+    const auto part = [&](std::size_t p) {
+      return std::vector<float>(gradients.begin() + std::ptrdiff_t(p * shape.values()),
+                                gradients.begin() + std::ptrdiff_t((p + 1) * shape.values()));
+    };
+    out = {part(0), part(1), part(2)};
+    return observation;
   }
   void expect_gradients(const Attention& shape, const BackwardInputs& b,
                         const std::string& inputs_are) {
@@ -162,7 +177,7 @@ TEST_P(Ex6Backward, Ex6_NotAMultipleOfAnything) {
 // the rest of each lies past n.
 TEST_P(Ex6Backward, Ex6_ShorterThanOneTile) {
   for (const int d : {32, 64, 128}) {
-    const auto tile = backend().flash_backward_tile(d);
+    const auto tile = backend().call(harness::entry::flash_backward_tile, d);
     const int smaller = std::min(tile.query_rows, tile.key_rows);
     for (const int n : {smaller - 1, smaller / 2 + 1}) {
       if (n < 1) continue;
@@ -247,18 +262,17 @@ TEST_P(Ex6Backward, Ex6_BadShapesAreRefused) {
   for (const BadShape& bad : bad_shapes()) {
     const Attention& shape = bad.shape;
     const std::vector<float> q(bad.q_values, 0.5f), values(shape.values(), 0.5f);
-    const std::vector<float> lse(shape.rows(), 0.5f), untouched(shape.values(), 7.0f);
-    std::vector<float> dq = untouched, dk = untouched, dv = untouched;
+    const std::vector<float> lse(shape.rows(), 0.5f), untouched(3 * shape.values(), 7.0f);
+    std::vector<float> gradients = untouched;
     const std::string what = "flash_backward with " + bad.what;
     EXPECT_TRUE(refused(
         [&] {
-          return backend().flash_backward(shape, q, values, values, values, values, lse, dq, dk,
-                                          dv);
+          return flash_backward(backend(), shape, q, values, values, values, values, lse,
+                                gradients);
         },
         bad.names, what));
-    EXPECT_EQ(dq, untouched) << what << ": dq changed although the call was refused";
-    EXPECT_EQ(dk, untouched) << what << ": dk changed although the call was refused";
-    EXPECT_EQ(dv, untouched) << what << ": dv changed although the call was refused";
+    EXPECT_EQ(gradients, untouched)
+        << what << ": dq, dk or dv changed although the call was refused";
   }
 }
 
@@ -272,7 +286,7 @@ TEST_P(Ex6Trace, Ex6_DkAndDvStoredOnceAndDqOnlyByAtomics) {
   // Small shapes: the emulator keeps 2^22 accesses per launch for the
   // coverage, and every shared-memory access counts.
   const int d = 32;
-  const int key_rows = backend().flash_backward_tile(d).key_rows;
+  const int key_rows = backend().call(harness::entry::flash_backward_tile, d).key_rows;
   // Without the mask every row of dq gets one atomicAdd from each of the
   // ceil(n / Bc) tiles of keys: 3 with n = 2 Bc + 5.
   for (const Attention& shape : {attention(1, 2 * key_rows + 5, d), attention(1, 70, d, true)}) {

@@ -131,7 +131,7 @@ class Lab06Source final : public LabSource {
   std::string note(View view) const override {
     if (view == View::kTiles)
       return "Rows of S are the programs' blocks of Br queries, columns the tiles of Bc keys "
-             "(Backend::flash_tile). A program's walk comes from its traced loads of K and V: "
+             "(entry::flash_tile). A program's walk comes from its traced loads of K and V: "
              "step j is key tile j, so a tile it loads is framed in that step's colour and "
              "counted, and causal tiles above the diagonal stay grey because nothing loaded "
              "them. Under the grids: m and l of the chosen row after each key tile, computed "
@@ -193,7 +193,7 @@ class Lab06Source final : public LabSource {
     for (auto* x : {&q, &k, &v})
       for (float& e : *x) e = uniform(random);
     auto backend = harness::make_emulator_backend();
-    const harness::FlashTile tile = backend->flash_tile(shape.d);
+    const harness::FlashTile tile = backend->call(harness::entry::flash_tile, shape.d);
 
     RunOutcome out;
     // The fused forward: its trace gives the walk and its bytes.
@@ -202,7 +202,8 @@ class Lab06Source final : public LabSource {
     {
       emu::ScopedOptions scoped = quiet_options(std::size_t{1} << 26);
       emu::Recording recording;
-      const harness::Observation seen = backend->flash_forward(shape, q, k, v, fused_out);
+      const harness::Observation seen =
+          backend->call(harness::entry::flash_forward, shape, q, k, v, fused_out);
       out.error = run_problems(seen, recording);
       fused_bytes = traced_bytes(recording);
       if (fused) {
@@ -244,7 +245,9 @@ class Lab06Source final : public LabSource {
       std::vector<float> naive_o(shape.values(), NAN);
       emu::ScopedOptions scoped = quiet_options(0);
       emu::Recording recording;
-      const harness::Observation seen = backend->naive_attention(shape, q, k, v, naive_o);
+      const harness::Observation seen =
+          backend->call(harness::entry::naive_attention, shape, q, k, v,
+                        harness::Temp<float>{shape.scores()}, naive_o);
       if (!fused) out.error = join(out.error, run_problems(seen, recording));
       naive_bytes = traced_bytes(recording);
     }

@@ -44,9 +44,6 @@
 
 namespace cudalab::harness {
 
-// The exception that escaped the lab code, as type name and message.
-void record_exception(Observation& observation, std::exception_ptr error);
-
 inline namespace CUDALAB_BACKEND {
 
 // The LaunchShape a LaunchDims stands for, with this backend's dim3.
@@ -228,6 +225,10 @@ class EntryBackendFor : public BackendFor<Interface> {
           std::span<const std::byte>(static_cast<const std::byte*>(host), bytes));
     }
     return std::shared_ptr<void>(device, device->data());
+  }
+
+  void download(void* host, const void* device, std::size_t bytes) override {
+    CUDA_CHECK(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
   }
 
   Observation run_on_output(void* host, std::size_t element_bytes, std::size_t count,

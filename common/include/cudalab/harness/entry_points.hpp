@@ -13,23 +13,48 @@
 //   const auto scale = gpu_backend->device_function(entry::scale);
 //
 // The signature's parameters say how each argument travels:
-//   Out<T>  the call's output (at most one): std::vector<T>& on the test's
-//           side, T* on the device, between guard elements, observed (the
-//           emulator's coverage and sectors are of it), copied back even
-//           after a failure; Out<T>{values, k} places it k elements into its
-//           allocation (alignment tests);
-//   In<T>   an input: const std::vector<T>& on the test's side, const T* on
-//           the device;
-//   Temp<T> scratch: Temp<T>{count} on the test's side, T* on the device
-//           (uninitialised, freed after the call);
-//   other   passed as it is (sizes, shapes, LaunchDims, enums, ...).
+//   Out<T>   the call's output (at most one): std::vector<T>& on the test's
+//            side, T* on the device, between guard elements, observed (the
+//            emulator's coverage and sectors are of it), copied back even
+//            after a failure; Out<T>{values, k} places it k elements into
+//            its allocation (alignment tests);
+//   InOut<T> a second result beside the Out (the forward's log-sum-exp
+//            beside o): std::vector<T>& on the test's side, T* on the
+//            device, copied there as it is and back after the call, failed
+//            or not, like the Out (a refused call leaves it as it was), but
+//            neither guarded nor observed (the emulator's reports and store
+//            counts still see every access to it);
+//   In<T>    an input: const std::vector<T>& on the test's side, const T* on
+//            the device;
+//   Temp<T>  scratch: Temp<T>{count} on the test's side, T* on the device
+//            (uninitialised, freed after the call);
+//   other    passed as it is (sizes, shapes, LaunchDims, enums, ...).
 // An entry with an Out returns the Observation; one without runs host code
 // and returns what the function returns (exceptions propagate). A binding
 // whose function differs from the device signature (a kernel launched on a
 // given LaunchDims, fp16 bits as __half) is a captureless lambda in the
 // backend. Backend-free: no CUDA, no emulator headers.
+//
+// The element counts the vectors must have may be declared with the entry,
+// as a function of the arguments passed as they are:
+//
+//   inline std::array<Size, 2> scale_sizes(float, int n) {
+//     return {{{"y", std::size_t(n)}, {"x", std::size_t(n)}}};
+//   }
+//   inline constexpr Entry<void(Out<float>, In<float>, float, int)> scale{"scale", scale_sizes};
+//
+// (a function or a captureless lambda) with one Size (name, count) per Out,
+// InOut, In and Temp, in the signature's order, taking the other parameters
+// as the signature declares them. call() checks the counts before anything
+// is staged and throws std::invalid_argument naming the vector ("scale: x
+// has 9 elements; the call's other arguments need 10"), so a wrong size
+// never reaches the lab code and changes nothing. A sizes function may
+// itself throw std::invalid_argument for arguments that give no size (a
+// negative row count); checks of the other arguments' values (a head
+// dimension the kernels have no tile for) stay with the lab code.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -54,6 +79,13 @@ struct Out {
   std::size_t offset;  // elements between the allocation's start (after its guards) and values
 };
 
+// A second result beside the Out: copied to the device and back, unguarded.
+template <class T>
+struct InOut {
+  InOut(std::vector<T>& values) : values(&values) {}
+  std::vector<T>* values;
+};
+
 template <class T>
 struct In {
   In(const std::vector<T>& values) : values(&values) {}
@@ -67,6 +99,13 @@ struct Temp {
   std::size_t count;
 };
 
+// The element count one vector argument of an entry must have, and its
+// name for the error message.
+struct Size {
+  std::string_view name;
+  std::size_t count = 0;
+};
+
 namespace detail {
 template <class A>
 struct DeviceParam {
@@ -74,6 +113,10 @@ struct DeviceParam {
 };
 template <class T>
 struct DeviceParam<Out<T>> {
+  using type = T*;
+};
+template <class T>
+struct DeviceParam<InOut<T>> {
   using type = T*;
 };
 template <class T>
@@ -96,6 +139,57 @@ template <class A>
 inline constexpr bool is_temp = false;
 template <class T>
 inline constexpr bool is_temp<Temp<T>> = true;
+template <class A>
+inline constexpr bool is_in_out = false;
+template <class T>
+inline constexpr bool is_in_out<InOut<T>> = true;
+// A vector argument: staged in device memory for the call.
+template <class A>
+inline constexpr bool is_buffer = is_out<A> || is_in_out<A> || is_in<A> || is_temp<A>;
+
+// The element type of a vector argument.
+template <class A>
+using Element = std::remove_const_t<std::remove_pointer_t<typename DeviceParam<A>::type>>;
+
+// How many elements a vector argument holds.
+template <class A>
+std::size_t element_count(const A& argument) {
+  if constexpr (is_temp<A>) {
+    return argument.count;
+  } else {
+    return argument.values->size();
+  }
+}
+
+// The function declaring an entry's element counts: it takes the arguments
+// passed as they are (the signature less its vectors).
+template <std::size_t Buffers, class Plain>
+struct SizesOf;
+template <std::size_t Buffers, class... Plain>
+struct SizesOf<Buffers, std::tuple<Plain...>> {
+  using type = std::array<Size, Buffers> (*)(Plain...);
+};
+template <class... Args>
+using PlainTuple = decltype(std::tuple_cat(
+    std::declval<std::conditional_t<is_buffer<Args>, std::tuple<>, std::tuple<Args>>>()...));
+
+// The argument for the sizes function (a one-element tuple), or nothing for a vector.
+template <class A>
+auto plain_part(const A& argument) {
+  if constexpr (is_buffer<A>) {
+    return std::tuple<>{};
+  } else {
+    return std::tuple<const A&>{argument};
+  }
+}
+template <class A>
+auto count_part(const A& argument) {
+  if constexpr (is_buffer<A>) {
+    return std::tuple<std::size_t>{element_count(argument)};
+  } else {
+    return std::tuple<>{};
+  }
+}
 }  // namespace detail
 
 template <class Signature>
@@ -106,11 +200,15 @@ struct Entry<R(Args...)> {
   static_assert((0 + ... + (detail::is_out<Args> ? 1 : 0)) <= 1, "an entry has at most one Out");
   static constexpr bool kHasOutput = (false || ... || detail::is_out<Args>);
   static_assert(!kHasOutput || std::is_void_v<R>, "an entry with an Out returns nothing");
-  static_assert(kHasOutput || !(false || ... || (detail::is_in<Args> || detail::is_temp<Args>)),
-                "an entry with an In or a Temp has an Out (host code takes host values)");
+  static_assert(kHasOutput || !(false || ... || detail::is_buffer<Args>),
+                "an entry with an In, an InOut or a Temp has an Out (host code takes host values)");
+  static constexpr std::size_t kBuffers = (0 + ... + (detail::is_buffer<Args> ? 1 : 0));
   // The function a backend binds: on device pointers where the test gives vectors.
   using Device = R (*)(typename detail::DeviceParam<Args>::type...);
+  // The element counts of the vectors, from the other arguments (optional).
+  using Sizes = typename detail::SizesOf<kBuffers, detail::PlainTuple<Args...>>::type;
   std::string_view name;
+  Sizes sizes = nullptr;
 };
 
 // The device function type of an entry point: DeviceOf<entry::scale>.
@@ -178,6 +276,8 @@ class EntryBackend : public BackendBase {
                                     std::size_t before, const void* guard,
                                     const RunOptions& options,
                                     const std::function<void(void*)>& body) = 0;
+  // Copies `bytes` bytes of device memory at `device` into `host`.
+  virtual void download(void* host, const void* device, std::size_t bytes) = 0;
 
  private:
   template <class Arg, class Given>
@@ -185,7 +285,31 @@ class EntryBackend : public BackendBase {
     return Arg(std::forward<Given>(given));
   }
 
-  // An argument staged for the call: In's device copy, everything else as given.
+  // The entry's declared element counts against the vectors given; the
+  // first mismatch is an std::invalid_argument naming the vector.
+  template <class R, class... Args>
+  static void check_sizes(const Entry<R(Args...)>& entry, const std::tuple<Args...>& arguments) {
+    if (entry.sizes == nullptr) return;
+    const auto [wanted, given] = std::apply(
+        [&](const auto&... each) {
+          const auto counts = [](auto... count) {
+            return std::array<std::size_t, sizeof...(count)>{count...};
+          };
+          return std::pair{std::apply(entry.sizes, std::tuple_cat(detail::plain_part(each)...)),
+                           std::apply(counts, std::tuple_cat(detail::count_part(each)...))};
+        },
+        arguments);
+    for (std::size_t b = 0; b < wanted.size(); ++b) {
+      if (given[b] == wanted[b].count) continue;
+      throw std::invalid_argument(std::string(entry.name) + ": " + std::string(wanted[b].name) +
+                                  " has " + std::to_string(given[b]) +
+                                  " elements; the call's other arguments need " +
+                                  std::to_string(wanted[b].count));
+    }
+  }
+
+  // An argument staged for the call: the device copy of an In, an InOut or
+  // a Temp, everything else as given.
   template <class Arg>
   struct Staged {
     Arg argument;
@@ -194,12 +318,11 @@ class EntryBackend : public BackendBase {
 
   template <class Arg>
   Staged<Arg> stage(Arg argument) {
-    if constexpr (detail::is_in<Arg>) {
-      using T = std::remove_const_t<std::remove_pointer_t<typename detail::DeviceParam<Arg>::type>>;
+    using T = detail::Element<Arg>;
+    if constexpr (detail::is_in<Arg> || detail::is_in_out<Arg>) {
       const std::vector<T>& values = *argument.values;
       return {argument, upload(values.data(), values.size() * sizeof(T))};
     } else if constexpr (detail::is_temp<Arg>) {
-      using T = std::remove_pointer_t<typename detail::DeviceParam<Arg>::type>;
       return {argument, upload(nullptr, argument.count * sizeof(T))};
     } else {
       return {argument, nullptr};
@@ -210,12 +333,25 @@ class EntryBackend : public BackendBase {
   static typename detail::DeviceParam<Arg>::type device_argument(const Staged<Arg>& staged,
                                                                  void* output) {
     using Param = typename detail::DeviceParam<Arg>::type;
-    if constexpr (detail::is_in<Arg> || detail::is_temp<Arg>) {
+    if constexpr (detail::is_in<Arg> || detail::is_in_out<Arg> || detail::is_temp<Arg>) {
       return static_cast<Param>(staged.device.get());
     } else if constexpr (detail::is_out<Arg>) {
       return static_cast<Param>(output);
     } else {
       return staged.argument;
+    }
+  }
+
+  // An InOut's values back from the device; where the copy fails the
+  // vector keeps the values it had.
+  template <class Arg>
+  void copy_back(const Staged<Arg>& staged) {
+    if constexpr (detail::is_in_out<Arg>) {
+      std::vector<detail::Element<Arg>> values(staged.argument.values->size());
+      if (!values.empty()) {
+        download(values.data(), staged.device.get(), values.size() * sizeof(values[0]));
+      }
+      *staged.argument.values = std::move(values);
     }
   }
 
@@ -226,10 +362,18 @@ class EntryBackend : public BackendBase {
     if constexpr (!Entry<R(Args...)>::kHasOutput) {
       return function(as_argument<Args>(std::get<I>(given))...);
     } else {
-      std::tuple<Staged<Args>...> staged{stage(as_argument<Args>(std::get<I>(given)))...};
-      return observe_output(staged, options, [&](void* output) {
+      const std::tuple<Args...> arguments{as_argument<Args>(std::get<I>(given))...};
+      check_sizes(entry, arguments);
+      std::tuple<Staged<Args>...> staged{stage<Args>(std::get<I>(arguments))...};
+      Observation observation = observe_output(staged, options, [&](void* output) {
         function(device_argument(std::get<I>(staged), output)...);
       });
+      try {
+        (copy_back(std::get<I>(staged)), ...);
+      } catch (...) {  // a fault the call itself did not see
+        if (!observation.failed()) record_exception(observation, std::current_exception());
+      }
+      return observation;
     }
   }
 
@@ -242,7 +386,7 @@ class EntryBackend : public BackendBase {
           const auto one = [&](auto& s) {
             using Arg = std::decay_t<decltype(s.argument)>;
             if constexpr (detail::is_out<Arg>) {
-              using T = std::remove_pointer_t<typename detail::DeviceParam<Arg>::type>;
+              using T = detail::Element<Arg>;
               const T guard = guard_value<T>();
               observation =
                   run_on_output(s.argument.values->data(), sizeof(T), s.argument.values->size(),

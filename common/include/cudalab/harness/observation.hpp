@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,10 @@ struct Observation {
   // read an emulator trace of it (the viewer).
   std::uintptr_t output_address = 0;
 };
+
+// Records the exception that escaped the lab code (or a device fault seen
+// afterwards) in `observation`, as type name and message.
+void record_exception(Observation& observation, std::exception_ptr error);
 
 // The device memory a call writes: `count` elements of `element_bytes` at `base`.
 struct OutputRegion {
