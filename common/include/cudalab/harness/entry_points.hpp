@@ -282,7 +282,13 @@ class EntryBackend : public BackendBase {
  private:
   template <class Arg, class Given>
   static Arg as_argument(Given&& given) {
-    return Arg(std::forward<Given>(given));
+    // Implicit conversions only (a return is a copy-initialisation): Arg(given)
+    // would be a C-style cast, which for a reference parameter reinterprets
+    // a vector of another element type without a word.
+    static_assert(!std::is_reference_v<Arg> ||
+                      std::is_same_v<std::remove_cvref_t<Arg>, std::remove_cvref_t<Given>>,
+                  "a reference parameter of an entry takes exactly its type (no temporary)");
+    return std::forward<Given>(given);
   }
 
   // The entry's declared element counts against the vectors given; the
