@@ -44,7 +44,7 @@ std::string anchor_name(std::uint64_t bytes) {
 
 // Exercise 6's figures from bench_pytorch.py, as busbw with the student's
 // arithmetic, next to NCCL's.
-void add_pytorch(cudalab::harness::BenchRun& run, const harness::Backend& backend, int ranks) {
+void add_pytorch(cudalab::harness::BenchRun& run, harness::Backend& backend, int ranks) {
   if (run.pytorch_json().empty()) return;
   std::ifstream in(run.pytorch_json());
   const nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -68,13 +68,13 @@ void add_pytorch(cudalab::harness::BenchRun& run, const harness::Backend& backen
         collective == "broadcast" ? Collective::broadcast : Collective::all_reduce;
     const auto bytes = f.at("bytes").get<std::uint64_t>();
     const double ms = f.at("time_ms").get<double>();
-    const double busbw = backend.algbw_gbps(static_cast<double>(bytes), ms / 1e3) *
-                         backend.busbw_factor(which, ranks);
+    const double algbw =
+        backend.call(harness::entry::algbw_gbps, static_cast<double>(bytes), ms / 1e3);
+    const double busbw = algbw * backend.call(harness::entry::busbw_factor, which, ranks);
     const auto wrong = f.at("wrong").get<std::uint64_t>();
     std::printf("  %12llu %12llu %18s %10.1f %12.2f %12.2f %8llu\n",
                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(bytes / 4),
-                ("torch " + collective).c_str(), ms * 1e3,
-                backend.algbw_gbps(static_cast<double>(bytes), ms / 1e3), busbw,
+                ("torch " + collective).c_str(), ms * 1e3, algbw, busbw,
                 static_cast<unsigned long long>(wrong));
     cudalab::Figure figure;
     figure.name = "busbw_" + collective;
@@ -126,11 +126,13 @@ int main(int argc, char** argv) {
                                                 cudalab::comm::recv_elements(which, 1, ranks));
             const std::size_t count = bytes / sizeof(float) / blocks;
             if (count == 0) continue;
-            const harness::TimedCollective timed =
-                backend->time_collective(which, ring, kind, ranks, count, run.repeats());
-            const double s = backend->message_bytes(which, count, sizeof(float), ranks);
-            const double algbw = backend->algbw_gbps(s, timed.ms / 1e3);
-            const double busbw = algbw * backend->busbw_factor(which, ranks);
+            const cudalab::harness::TimedCollective timed =
+                backend->time_collective(which, ring ? &harness::entry::ring_all_reduce : nullptr,
+                                         kind, ranks, count, run.repeats());
+            const double s =
+                backend->call(harness::entry::message_bytes, which, count, sizeof(float), ranks);
+            const double algbw = backend->call(harness::entry::algbw_gbps, s, timed.ms / 1e3);
+            const double busbw = algbw * backend->call(harness::entry::busbw_factor, which, ranks);
             const std::string name = std::string("busbw_") + cudalab::comm::to_string(which);
             std::printf("  %12.0f %12zu %18s %10.1f %12.2f %12.2f %8llu\n", s, count,
                         ring ? ring_version : cudalab::comm::to_string(which), timed.ms * 1e3,

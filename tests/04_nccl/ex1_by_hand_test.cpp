@@ -16,13 +16,14 @@ class Ex1ByHand : public OnBackend {
       for (const std::size_t count : {std::size_t{1}, std::size_t{37}}) {
         for (const bool in_place : {false, true}) {
           const CollectiveCase c = make_case(rng_, which, ranks, count, in_place, ranks - 1);
-          EXPECT_TRUE(holds_expected(backend().by_hand(c, CommKind::simulated), c));
+          EXPECT_TRUE(
+              holds_expected(backend().run(entry::by_hand(which), c, CommKind::simulated), c));
         }
       }
     }
     // A longer buffer on 3 ranks, whose blocks are not a multiple of anything.
     const CollectiveCase c = make_case(rng_, which, 3, 1009, false, 1);
-    EXPECT_TRUE(holds_expected(backend().by_hand(c, CommKind::simulated), c));
+    EXPECT_TRUE(holds_expected(backend().run(entry::by_hand(which), c, CommKind::simulated), c));
   }
 };
 
@@ -35,7 +36,7 @@ TEST_P(Ex1ByHand, Ex1_ReduceScatter) { check_all(Collective::reduce_scatter); }
 // one NaN, is rejected.
 TEST_P(Ex1ByHand, Ex1_TheCheckRejectsAPerturbedOutput) {
   const CollectiveCase c = make_case(rng_, Collective::all_reduce, 3, 37);
-  RanksRun run = reference().by_hand(c, CommKind::simulated);
+  RanksRun run = reference().run(entry::by_hand(c.which), c, CommKind::simulated);
   ASSERT_TRUE(holds_expected(run, c));
   const std::size_t i = rng_.next_below(37);
   run.outputs[1][i] += 1.0f;

@@ -44,9 +44,10 @@ TEST_P(Ex2NcclApi, Ex2_AgreesWithTheCollectivesByHand) {
                                  Collective::all_gather, Collective::reduce_scatter}) {
     const CollectiveCase c = make_case(rng_, which, ranks, 101, false, ranks - 1);
     const RanksRun nccl = backend().through_nccl(c);
-    const RanksRun by_hand = reference().by_hand(c, CommKind::simulated);
+    const RanksRun by_hand = reference().run(entry::by_hand(which), c, CommKind::simulated);
     ASSERT_TRUE(holds_expected(nccl, c));
-    EXPECT_EQ(harness::first_mismatch(nccl.outputs, by_hand.outputs), std::nullopt) << describe(c);
+    EXPECT_EQ(cudalab::comm::first_mismatch(nccl.outputs, by_hand.outputs), std::nullopt)
+        << describe(c);
   }
 }
 

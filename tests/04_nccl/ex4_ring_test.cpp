@@ -14,11 +14,10 @@
 #include <cstdint>
 
 #include "lab04_test_support.hpp"
+#include "ring_reference.hpp"
 
 namespace lab04 {
 namespace {
-
-using harness::RingStop;
 
 using harness::ring_chunk_begin;
 
@@ -32,7 +31,8 @@ TEST_P(Ex4Ring, Ex4_SumsOnEveryRank) {
     for (const std::size_t count : counts_) {
       for (const bool in_place : {false, true}) {
         const CollectiveCase c = make_case(rng_, Collective::all_reduce, ranks, count, in_place);
-        EXPECT_TRUE(holds_expected(backend().ring(c, RingStop::complete, CommKind::simulated), c));
+        EXPECT_TRUE(
+            holds_expected(backend().run(entry::ring_all_reduce, c, CommKind::simulated), c));
       }
     }
   }
@@ -42,9 +42,9 @@ TEST_P(Ex4Ring, Ex4_AfterTheReduceScatterEachRankHoldsItsReducedChunk) {
   for (const int ranks : kRankCounts) {
     for (const std::size_t count : counts_) {
       const CollectiveCase c = make_case(rng_, Collective::all_reduce, ranks, count);
-      const RanksRun run = backend().ring(c, RingStop::after_reduce_scatter, CommKind::simulated);
+      const RanksRun run = backend().run(entry::ring_until_reduce_scatter, c, CommKind::simulated);
       ASSERT_FALSE(run.observation.failed()) << describe(c) << ": " << run.observation.error;
-      const std::vector<float> sum = harness::expected_outputs(c).front();
+      const std::vector<float> sum = cudalab::comm::expected_outputs(c).front();
       for (int r = 0; r < ranks; ++r) {
         const std::size_t chunk = static_cast<std::size_t>((r + 1) % ranks);
         for (std::size_t i = ring_chunk_begin(chunk, count, ranks);
@@ -62,7 +62,7 @@ TEST_P(Ex4Ring, Ex4_EachRankSendsTheRingsBytesToTheNextRankOnly) {
   for (const int ranks : kRankCounts) {
     for (const std::size_t count : counts_) {
       const CollectiveCase c = make_case(rng_, Collective::all_reduce, ranks, count);
-      const RanksRun run = backend().ring(c, RingStop::complete, CommKind::simulated);
+      const RanksRun run = backend().run(entry::ring_all_reduce, c, CommKind::simulated);
       ASSERT_TRUE(holds_expected(run, c));
       ASSERT_EQ(run.traffic.ranks, ranks);
       for (int r = 0; r < ranks; ++r) {
@@ -87,7 +87,7 @@ TEST_P(Ex4Ring, Ex4_OnNccl) {
   for (const int ranks : kRankCounts) {
     if (ranks > backend().nccl_devices() || (on_emulator() && ranks > 3)) continue;
     const CollectiveCase c = make_case(rng_, Collective::all_reduce, ranks, 1001, true);
-    const RanksRun run = backend().ring(c, RingStop::complete, CommKind::nccl);
+    const RanksRun run = backend().run(entry::ring_all_reduce, c, CommKind::nccl);
     EXPECT_TRUE(holds_expected(run, c));
     ++ran;
   }

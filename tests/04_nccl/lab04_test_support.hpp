@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "collective_reference.hpp"
+#include "cudalab/comm/collective_reference.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/random.hpp"
 
 namespace lab04 {
 
 using cudalab::comm::Collective;
+namespace entry = harness::entry;
 using harness::CollectiveCase;
 using harness::CommKind;
 using harness::RanksRun;
@@ -30,11 +31,11 @@ using OnBackend =
 // The rank counts every exercise is checked for.
 inline const std::vector<int> kRankCounts = {1, 2, 3, 4, 8};
 
-// Fresh random inputs (harness::make_case).
+// Fresh random inputs (cudalab::comm::make_case).
 inline CollectiveCase make_case(cudalab::Random& rng, Collective which, int ranks,
                                 std::size_t count, bool in_place = false, int root = 0) {
-  return harness::make_case(which, ranks, count, in_place, root,
-                            [&rng](int, std::size_t) { return rng.next_below(1000); });
+  return cudalab::comm::make_case(which, ranks, count, in_place, root,
+                                  [&rng](int, std::size_t) { return rng.next_below(1000); });
 }
 
 // "all_reduce of 37 floats on 3 ranks, in place"
@@ -54,7 +55,8 @@ inline ::testing::AssertionResult holds_expected(const RanksRun& run, const Coll
            << describe(c) << " on " << run.comm << " threw " << run.observation.error_type << ": "
            << run.observation.error;
   }
-  if (const auto wrong = harness::first_mismatch(run.outputs, harness::expected_outputs(c))) {
+  if (const auto wrong =
+          cudalab::comm::first_mismatch(run.outputs, cudalab::comm::expected_outputs(c))) {
     return ::testing::AssertionFailure() << describe(c) << " on " << run.comm << ": " << *wrong;
   }
   return ::testing::AssertionSuccess();

@@ -10,9 +10,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cudalab/comm/collective_reference.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "harness/04_nccl/backend.hpp"
-#include "harness/04_nccl/collective_reference.hpp"
 #include "model/lab_source.hpp"
 #include "ring_timeline.hpp"
 
@@ -43,11 +43,11 @@ constexpr Collective04 kVersions[] = {
     {Collective::reduce_scatter, false, false}, {Collective::broadcast, false, false},
 };
 
-// The tests' inputs (harness::make_case) without their random seed, so
+// The tests' inputs (cudalab::comm::make_case) without their random seed, so
 // that every run of the viewer is the same.
 harness::CollectiveCase make_case(Collective which, int ranks, std::size_t count, bool in_place,
                                   int root) {
-  return harness::make_case(which, ranks, count, in_place, root, [](int r, std::size_t i) {
+  return cudalab::comm::make_case(which, ranks, count, in_place, root, [](int r, std::size_t i) {
     return (i * 37 + static_cast<std::size_t>(r) * 11) % 1000;
   });
 }
@@ -64,7 +64,7 @@ Expected expected_of(const harness::CollectiveCase& c, bool after_reduce_scatter
   const int n = c.ranks();
   const std::size_t count = c.count;
   Expected e;
-  e.outputs = harness::expected_outputs(c);
+  e.outputs = cudalab::comm::expected_outputs(c);
   for (int r = 0; r < n; ++r) {
     std::pair<std::size_t, std::size_t> range{0, e.outputs[static_cast<std::size_t>(r)].size()};
     if (after_reduce_scatter) {
@@ -195,12 +195,11 @@ class Lab04Source final : public LabSource {
     const harness::CollectiveCase c = make_case(v.which, n, count, in_place, root);
 
     auto backend = harness::make_emulator_backend();
-    const harness::RanksRun ran =
-        v.ring ? backend->ring(c,
-                               v.stop_after_reduce_scatter ? harness::RingStop::after_reduce_scatter
-                                                           : harness::RingStop::complete,
-                               harness::CommKind::simulated)
-               : backend->by_hand(c, harness::CommKind::simulated);
+    const harness::RankEntry& code = !v.ring ? harness::entry::by_hand(v.which)
+                                     : v.stop_after_reduce_scatter
+                                         ? harness::entry::ring_until_reduce_scatter
+                                         : harness::entry::ring_all_reduce;
+    const harness::RanksRun ran = backend->run(code, c, harness::CommKind::simulated);
 
     std::string problems;
     auto add = [&](const std::string& line) { problems += (problems.empty() ? "" : "\n") + line; };
