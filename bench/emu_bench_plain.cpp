@@ -1,6 +1,5 @@
-// The plain-CUDA versions of emu_bench's kernels: the same work as the
-// global_ptr kernels of emu_bench.cpp, written as a student writes CUDA
-// (`float*`, `__shared__`, `<<<>>>`). The benchmark compiles the rewritten
+// emu_bench's kernels, written as a student writes CUDA (`float*`,
+// `__shared__`, `<<<>>>`). The benchmark compiles the rewritten
 // copy of this file (cmake/CudalabEmuRewrite.cmake) with the emulator's
 // instrumentation, so every access goes through the __tsan_* hooks.
 #include "emu_bench_plain.hpp"

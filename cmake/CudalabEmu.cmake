@@ -4,7 +4,7 @@
 # the files that hold a lab's kernels as the host compiler sees them) with
 # GCC's thread-sanitizer instrumentation, so that every load, store and
 # atomic of the kernels calls the emulator's __tsan_* entry points
-# (common/emu/hooks.cpp) and is checked and traced like a global_ptr access.
+# (common/emu/hooks.cpp) and is checked and traced.
 # libtsan is not linked: only compile options are set.
 #
 #   -fsanitize=thread                           the instrumentation itself

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "block_run.hpp"
-#include "cudalab/emu/shared_array.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -273,15 +272,10 @@ void trace(BlockRun& run, const void* address, std::size_t bytes, unsigned flags
 
 }  // namespace
 
-bool on_access(const Allocation* allocation, const void* address, std::size_t bytes,
-               std::size_t alignment, unsigned flags, const std::source_location& site) noexcept {
-  return on_access_at(allocation, address, bytes, alignment, flags, SiteRef(site));
-}
-
 bool on_access_at(const Allocation* allocation, const void* address, std::size_t bytes,
                   std::size_t alignment, unsigned flags, SiteRef site) noexcept {
   BlockRun* run = current_thread->run;
-  if (!run) return true;  // host code using a global_ptr: nothing to check
+  if (!run) return true;  // not a CUDA thread: nothing to check
   const CheckingAnAccess scope;
   const bool shared = allocation && allocation->is_shared_space;
   if (shared) flags |= kShared;
@@ -316,29 +310,10 @@ bool on_access_at(const Allocation* allocation, const void* address, std::size_t
   return true;
 }
 
-const Allocation* find_allocation(const void* p) noexcept { return find_live(p, 1); }
-
 const Allocation* shared_space() noexcept {
   Allocation& a = shared_sentinel();
   a.is_shared_space = true;
   return &a;
-}
-
-bool on_shared_index(std::ptrdiff_t index, std::size_t extent, std::size_t element_bytes,
-                     const void* array_base, const std::source_location& site) noexcept {
-  BlockRun* run = current_thread->run;
-  if (!run || !run->launch->options.checks.bounds) return true;
-  Report r;
-  r.kind = ReportKind::out_of_bounds;
-  r.kernel = run->launch->name;
-  r.where = thread_id_of(run->info, current_thread->linear);
-  r.address = reinterpret_cast<std::uintptr_t>(array_base) +
-              static_cast<std::uintptr_t>(index) * element_bytes;
-  r.access_bytes = element_bytes;
-  r.message = "Out-of-bounds shared memory index " + std::to_string(index) +
-              " into a dimension of extent " + std::to_string(extent) + " at " + format_site(site);
-  run->launch->report(std::move(r), cudaErrorIllegalAddress, &site);
-  return false;
 }
 
 }  // namespace cudalab::emu::detail

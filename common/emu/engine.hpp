@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cudalab/emu/access_hooks.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/thread_state.hpp"
 
@@ -138,7 +139,7 @@ inline std::uintptr_t site_bits(const std::source_location& s) noexcept {
 }
 
 // Where an access or a report comes from, in one word: either a
-// source_location (the global_ptr / shared_array path: the pointer to its
+// source_location (a barrier's or a collective's line: the pointer to its
 // per-site constant, 8-aligned, so the low bit is 0) or the pc of an
 // instrumented access (the hook's return address, stored shifted with the
 // low bit set). A pc becomes file:line only when something is reported or
@@ -270,8 +271,6 @@ struct WordShadow {
   Access readers[2];
 };
 
-// The per-access path of checks.cpp for both kinds of site: on_access
-// (global_ptr.hpp) is this with a source_location.
 // True while the emulator checks an access (checks.cpp, hooks.cpp). An
 // access its own code makes meanwhile is not the kernel's: a report's
 // message built with an instrumented copy of a std::string function (a

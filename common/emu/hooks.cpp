@@ -30,7 +30,6 @@
 #include <vector>
 
 #include "block_run.hpp"
-#include "cudalab/emu/shared_array.hpp"
 
 namespace cudalab::emu::detail {
 

@@ -12,7 +12,6 @@
 #include <string_view>
 
 #include "cudalab/emu/cooperative_launch.hpp"
-#include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "device_side_effects.hpp"
@@ -147,7 +146,7 @@ void collect_accesses(const LaunchState& launch, OperationAccesses& out) {
     out.complete = false;
     out.incomplete_reason = launch.name +
                             " made no traced access (is its file compiled with "
-                            "cudalab_emu_instrument, or are its pointers global_ptr?)";
+                            "cudalab_emu_instrument?)";
     return;
   }
   if (launch.accesses_kept < launch.accesses_seen) {

@@ -12,14 +12,12 @@ namespace {
 using cudalab::emu::Recording;
 
 // Sectors per request of the loads at the kernel's one load site.
-double load_sectors_per_request(void (*kernel)(cudalab::global_ptr<const float>,
-                                               cudalab::global_ptr<float>, int),
-                                int stride) {
+double load_sectors_per_request(void (*kernel)(const float*, float*, int), int stride) {
   const int n = 32 * 37;  // 37 full warps
   DeviceBuffer<float> in(static_cast<std::size_t>(n) * stride + 1), out(n);
   in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(kernel, dim3(37), dim3(32), in.data(), out.data(), n);
+  kernel<<<dim3(37), dim3(32)>>>(in.data(), out.data(), n);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   const auto& loads = rec.last().coalescing.loads;
@@ -40,7 +38,7 @@ TEST(Coalescing, PerSiteFiguresAndWarpRequests) {
   DeviceBuffer<float> in(2 * n), out(n);
   in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(emu_fidelity::load_stride2, dim3(8), dim3(128), in.data(), out.data(), n);
+  emu_fidelity::load_stride2<<<dim3(8), dim3(128)>>>(in.data(), out.data(), n);
   const auto& launch = rec.last();
   ASSERT_EQ(launch.coalescing.per_site.size(), 2u) << "one load site, one store site";
   const auto& load_site = launch.coalescing.per_site[0].loads.requests
@@ -73,8 +71,8 @@ TEST(Coalescing, AtomicsAreCountedApartFromStores) {
   DeviceBuffer<int> out(n);
   DeviceBuffer<unsigned> counts(std::vector<unsigned>(8, 0u));
   Recording rec;
-  cudalab::launch(store_index, dim3(blocks), dim3(block), out.data());
-  cudalab::launch(store_index_and_count, dim3(blocks), dim3(block), out.data(), counts.data());
+  store_index<<<dim3(blocks), dim3(block)>>>(out.data());
+  store_index_and_count<<<dim3(blocks), dim3(block)>>>(out.data(), counts.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   EXPECT_EQ(counts.copy_to_host(), std::vector<unsigned>(8, n / 8));
@@ -112,7 +110,7 @@ TEST(Coalescing, AtomicsAreCountedApartFromStores) {
 TEST(Sites, StarIndexAndOffsetAccessesNameTheKernelsLine) {
   DeviceBuffer<int> in(std::vector<int>{1, 2, 3}), out(3);
   Recording rec;
-  cudalab::launch(accesses_store_their_line, dim3(1), dim3(1), in.data(), out.data());
+  accesses_store_their_line<<<dim3(1), dim3(1)>>>(in.data(), out.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   const std::vector<int> lines = out.copy_to_host();
@@ -127,7 +125,7 @@ TEST(Sites, StarIndexAndOffsetAccessesNameTheKernelsLine) {
     ASSERT_NE(site, nullptr);
     EXPECT_NE(site->file.find("emu_test_kernels.cuh"), std::string::npos)
         << site->file << ":" << site->line << " (statement " << statement << ")";
-    EXPECT_EQ(site->line, static_cast<unsigned>(lines[statement]))
+    EXPECT_EQ(site->line, static_cast<unsigned>(lines[statement] & kLineBits))
         << (to_out ? "write" : "read") << " of statement " << statement;
   }
 }
@@ -136,7 +134,7 @@ TEST(Sites, ReportOfAReadThroughStarNamesTheKernelsLine) {
   cudalab::emu::ScopedOptions scoped(quiet());
   DeviceBuffer<int> in(3), out(3);  // `in` is never written: every read is reported
   Recording rec;
-  cudalab::launch(accesses_store_their_line, dim3(1), dim3(1), in.data(), out.data());
+  accesses_store_their_line<<<dim3(1), dim3(1)>>>(in.data(), out.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::vector<int> lines = out.copy_to_host();
   std::vector<unsigned> reported;
@@ -146,9 +144,9 @@ TEST(Sites, ReportOfAReadThroughStarNamesTheKernelsLine) {
     reported.push_back(r.line);
   }
   std::sort(reported.begin(), reported.end());
-  EXPECT_EQ(reported,
-            (std::vector<unsigned>{static_cast<unsigned>(lines[0]), static_cast<unsigned>(lines[1]),
-                                   static_cast<unsigned>(lines[2])}));
+  EXPECT_EQ(reported, (std::vector<unsigned>{static_cast<unsigned>(lines[0] & kLineBits),
+                                             static_cast<unsigned>(lines[1] & kLineBits),
+                                             static_cast<unsigned>(lines[2] & kLineBits)}));
 }
 
 TEST(BankConflicts, PaddedTileIsConflictFreeUnpaddedIs32Way) {
@@ -156,8 +154,8 @@ TEST(BankConflicts, PaddedTileIsConflictFreeUnpaddedIs32Way) {
   DeviceBuffer<float> in(random_floats(rows * cols)), out(rows * cols);
   const dim3 grid(cols / kTile, rows / kTile), block(kTile, 8);
   Recording rec;
-  cudalab::launch(transpose_tiled, grid, block, in.data(), out.data(), rows, cols);
-  cudalab::launch(transpose_unpadded, grid, block, in.data(), out.data(), rows, cols);
+  transpose_tiled<<<grid, block>>>(in.data(), out.data(), rows, cols);
+  transpose_unpadded<<<grid, block>>>(in.data(), out.data(), rows, cols);
   ASSERT_EQ(rec.launches().size(), 2u);
   const auto& padded = rec.launches()[0].bank_conflicts;
   const auto& unpadded = rec.launches()[1].bank_conflicts;
@@ -173,7 +171,7 @@ TEST(Coverage, NamesElementsWrittenTwiceAndNever) {
   DeviceBuffer<int> out(n);
   out.fill_bytes(0);
   Recording rec;
-  cudalab::launch(write_half_twice, dim3(4), dim3(32), out.data(), n);
+  write_half_twice<<<dim3(4), dim3(32)>>>(out.data(), n);
   auto cov = cudalab::emu::coverage(rec.last(), out.data(), sizeof(int), n);
   EXPECT_TRUE(cov.complete);
   EXPECT_EQ(cov.unwritten(), 50u);
@@ -192,7 +190,7 @@ TEST(Coverage, CountsEveryElementOfAWideStore) {
   DeviceBuffer<float> in(4 * n4), out(4 * n4);
   in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(copy_float4, dim3(2), dim3(64), in.data(), out.data(), n4);
+  copy_float4<<<dim3(2), dim3(64)>>>(in.data(), out.data(), n4);
   auto cov = cudalab::emu::coverage(rec.last(), out.data(), sizeof(float), 4 * n4);
   EXPECT_EQ(cov.unwritten(), 0u) << "a float4 store writes four floats";
   EXPECT_EQ(cov.written_twice(), 0u);
@@ -205,7 +203,7 @@ TEST(Export, JsonIsBoundedAndSaysWhenItSampled) {
   DeviceBuffer<float> in(n), out(n);
   in.fill_bytes(0);
   Recording rec;
-  cudalab::launch(emu_fidelity::load_coalesced, dim3(64), dim3(256), in.data(), out.data(), n);
+  emu_fidelity::load_coalesced<<<dim3(64), dim3(256)>>>(in.data(), out.data(), n);
   cudalab::emu::ExportLimits limits;
   limits.max_accesses = 2000;
   nlohmann::json doc = cudalab::emu::to_json(rec.last(), limits);

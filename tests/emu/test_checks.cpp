@@ -16,7 +16,7 @@ TEST(Checks, OutOfBoundsWriteIsReportedWithItsLineAndFaultsTheLaunch) {
   std::vector<float> x = random_floats(n);
   DeviceBuffer<float> data(x);
   Recording rec;
-  cudalab::launch(scale_off_by_one, dim3(1), dim3(128), data.data(), n, 2.0f);
+  scale_off_by_one<<<dim3(1), dim3(128)>>>(data.data(), n, 2.0f);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   const auto* r = first_report(rec, ReportKind::out_of_bounds);
   ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -37,7 +37,7 @@ TEST(Checks, MisalignedFloat4IsReportedAndFaultsTheLaunchWithoutTouchingMemory) 
   std::vector<float> x = random_floats(4 * n4 + 4), y = random_floats(4 * n4 + 4);
   DeviceBuffer<float> in(x), out(y);
   Recording rec;
-  cudalab::launch(copy_float4_misaligned, dim3(1), dim3(128), in.data(), out.data(), n4);
+  copy_float4_misaligned<<<dim3(1), dim3(128)>>>(in.data(), out.data(), n4);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorMisalignedAddress);
   const auto* r = first_report(rec, ReportKind::misaligned_address);
   ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -62,7 +62,7 @@ TEST(Checks, MisalignedFloat4IsReportedAndFaultsTheLaunchWithoutTouchingMemory) 
   cudalab::emu::Options off = quiet();
   off.checks = {false, false, false};
   cudalab::emu::ScopedOptions unchecked(off);
-  cudalab::launch(copy_float4_misaligned, dim3(2), dim3(64), in.data(), out.data(), n4);
+  copy_float4_misaligned<<<dim3(2), dim3(64)>>>(in.data(), out.data(), n4);
   EXPECT_THROW(CUDA_CHECK(cudaDeviceSynchronize()), cudalab::CudaError);
   EXPECT_EQ(out.copy_to_host(), y);
 }
@@ -72,7 +72,7 @@ TEST(Checks, MisalignedAccessStopsItsBlockInsteadOfHangingTheBarrier) {
   std::vector<double> x(64, 1.0);
   DeviceBuffer<double> data(x);
   Recording rec;
-  cudalab::launch(misaligned_before_barrier, dim3(3), dim3(64), data.data());
+  misaligned_before_barrier<<<dim3(3), dim3(64)>>>(data.data());
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorMisalignedAddress);
   const std::vector<cudalab::emu::Report> reports = rec.reports();
   ASSERT_EQ(reports.size(), 1u) << "no divergent-barrier report: " << rec.reports_text();
@@ -90,8 +90,7 @@ TEST(Checks, MissingBarrierInSharedReductionIsARace) {
   DeviceBuffer<float> in(random_floats(n)), out(3);
   {
     Recording rec;
-    cudalab::launch(block_sum_missing_barrier, dim3(3), dim3(kReduceBlock), in.data(), out.data(),
-                    n);
+    block_sum_missing_barrier<<<dim3(3), dim3(kReduceBlock)>>>(in.data(), out.data(), n);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "a race is reported, not a CUDA error";
     const auto* r = first_report(rec, ReportKind::intra_block_race);
     ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -99,7 +98,7 @@ TEST(Checks, MissingBarrierInSharedReductionIsARace) {
   }
   {
     Recording rec;  // the same reduction with its barriers is clean
-    cudalab::launch(block_sum, dim3(3), dim3(kReduceBlock), in.data(), out.data(), n);
+    block_sum<<<dim3(3), dim3(kReduceBlock)>>>(in.data(), out.data(), n);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
   }
 }
@@ -109,7 +108,7 @@ TEST(Checks, BarrierInDivergentBranchIsAnErrorNotAHang) {
   const int n = 50;
   DeviceBuffer<float> data(random_floats(64));
   Recording rec;
-  cudalab::launch(barrier_in_branch, dim3(1), dim3(64), data.data(), n);
+  barrier_in_branch<<<dim3(1), dim3(64)>>>(data.data(), n);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   const auto* r = first_report(rec, ReportKind::divergent_barrier);
   ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -122,7 +121,7 @@ TEST(Checks, BarriersAtDifferentCallSitesAreDivergent) {
   cudalab::emu::ScopedOptions scoped(quiet());
   DeviceBuffer<int> data(32);
   Recording rec;
-  cudalab::launch(barriers_at_two_sites, dim3(2), dim3(32), data.data());
+  barriers_at_two_sites<<<dim3(2), dim3(32)>>>(data.data());
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   const auto* r = first_report(rec, ReportKind::divergent_barrier);
   ASSERT_NE(r, nullptr) << rec.reports_text();
@@ -135,13 +134,13 @@ TEST(Checks, SyncwarpOrdersAccessesWithinAWarp) {
   DeviceBuffer<int> data(x);
   {
     Recording rec;
-    cudalab::launch(warp_exchange, dim3(1), dim3(64), data.data(), true);
+    warp_exchange<<<dim3(1), dim3(64)>>>(data.data(), true);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
     std::vector<int> got = data.copy_to_host();
     for (int i = 0; i < 64; ++i) EXPECT_EQ(got[i], x[i ^ 1]) << i;
   }
   Recording rec;
-  cudalab::launch(warp_exchange, dim3(1), dim3(64), data.data(), false);
+  warp_exchange<<<dim3(1), dim3(64)>>>(data.data(), false);
   EXPECT_TRUE(has_report(rec, ReportKind::intra_block_race)) << rec.reports_text();
 }
 
@@ -151,14 +150,14 @@ TEST(Checks, UninitialisedReadIsReported) {
   DeviceBuffer<float> in(random_floats(n)), out(n);  // out never written
   {
     Recording rec;
-    cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.data(), out.data(), n);
+    accumulate_uninitialised<<<dim3(2), dim3(64)>>>(in.data(), out.data(), n);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_TRUE(has_report(rec, ReportKind::uninitialized_read)) << rec.reports_text();
   }
   // After a cudaMemset the same kernel is clean.
   out.fill_bytes(0);
   Recording again;
-  cudalab::launch(accumulate_uninitialised, dim3(2), dim3(64), in.data(), out.data(), n);
+  accumulate_uninitialised<<<dim3(2), dim3(64)>>>(in.data(), out.data(), n);
   EXPECT_TRUE(again.clean()) << again.reports_text();
 }
 
@@ -166,7 +165,7 @@ TEST(Checks, BlocksWritingOneAddressWithoutAtomicsRace) {
   cudalab::emu::ScopedOptions scoped(quiet());
   DeviceBuffer<float> out(1);
   Recording rec;
-  cudalab::launch(every_block_writes_first, dim3(8), dim3(32), out.data());
+  every_block_writes_first<<<dim3(8), dim3(32)>>>(out.data());
   EXPECT_TRUE(has_report(rec, ReportKind::inter_block_race)) << rec.reports_text();
 }
 
@@ -174,10 +173,9 @@ TEST(Checks, UseAfterFreeIsReported) {
   cudalab::emu::ScopedOptions scoped(quiet());
   float* raw = nullptr;
   ASSERT_EQ(cudaMalloc(&raw, 64 * sizeof(float)), cudaSuccess);
-  cudalab::global_ptr<float> p = raw;  // made while alive
   ASSERT_EQ(cudaFree(raw), cudaSuccess);
   Recording rec;
-  cudalab::launch(scale_off_by_one, dim3(1), dim3(32), p, 16, 2.0f);
+  scale_off_by_one<<<dim3(1), dim3(32)>>>(raw, 16, 2.0f);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   EXPECT_TRUE(has_report(rec, ReportKind::use_after_free)) << rec.reports_text();
 }
@@ -186,7 +184,7 @@ TEST(Checks, HostPointerPassedToKernelIsReported) {
   cudalab::emu::ScopedOptions scoped(quiet());
   std::vector<float> host(32, 1.0f);
   Recording rec;
-  cudalab::launch(scale_off_by_one, dim3(1), dim3(32), host.data(), 16, 2.0f);
+  scale_off_by_one<<<dim3(1), dim3(32)>>>(host.data(), 16, 2.0f);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
   EXPECT_TRUE(has_report(rec, ReportKind::invalid_pointer)) << rec.reports_text();
   EXPECT_EQ(host[0], 1.0f) << "the access was dropped";
@@ -200,9 +198,9 @@ TEST(Checks, EachCheckCanBeTurnedOff) {
   const int n = kReduceBlock;
   DeviceBuffer<float> in(random_floats(n)), out(1);
   Recording rec;
-  cudalab::launch(block_sum_missing_barrier, dim3(1), dim3(kReduceBlock), in.data(), out.data(), n);
+  block_sum_missing_barrier<<<dim3(1), dim3(kReduceBlock)>>>(in.data(), out.data(), n);
   DeviceBuffer<float> fresh(n);
-  cudalab::launch(accumulate_uninitialised, dim3(1), dim3(n), in.data(), fresh.data(), n);
+  accumulate_uninitialised<<<dim3(1), dim3(n)>>>(in.data(), fresh.data(), n);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
 }
 

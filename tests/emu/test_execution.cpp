@@ -26,7 +26,7 @@ TEST_P(Indexing, EveryThreadSeesItsCoordinates) {
   const std::size_t blocks = std::size_t{s.grid.x} * s.grid.y * s.grid.z;
   DeviceBuffer<int4> out(blocks * threads_per_block);
   Recording rec;
-  cudalab::launch(write_coordinates, s.grid, s.block, out.data());
+  write_coordinates<<<s.grid, s.block>>>(out.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   std::vector<int4> got = out.copy_to_host();
@@ -67,7 +67,7 @@ TEST(Execution, SharedMemoryBlockSumWithBarriers) {
     const int blocks = (n + kReduceBlock - 1) / kReduceBlock;
     DeviceBuffer<float> out(blocks);
     Recording rec;
-    cudalab::launch(block_sum, dim3(blocks), dim3(kReduceBlock), in.data(), out.data(), n);
+    block_sum<<<dim3(blocks), dim3(kReduceBlock)>>>(in.data(), out.data(), n);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
     std::vector<float> got = out.copy_to_host();
@@ -86,7 +86,7 @@ TEST(Execution, TiledTransposeThroughSharedMemory) {
     DeviceBuffer<float> out(x.size());
     Recording rec;
     const dim3 grid((cols + kTile - 1) / kTile, (rows + kTile - 1) / kTile);
-    cudalab::launch(transpose_tiled, grid, dim3(kTile, 8), in.data(), out.data(), rows, cols);
+    transpose_tiled<<<grid, dim3(kTile, 8)>>>(in.data(), out.data(), rows, cols);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
     std::vector<float> got = out.copy_to_host();
@@ -110,8 +110,8 @@ TEST(Execution, AtomicsAreExactWhileBlocksRunInParallel) {
   sum.fill_bytes(0);
   DeviceBuffer<int> maximum(1);
   maximum.fill_bytes(0);
-  cudalab::launch(atomic_histogram, dim3((n + 127) / 128), dim3(128), values.data(), n, bins.data(),
-                  bin_count, sum.data(), maximum.data());
+  atomic_histogram<<<dim3((n + 127) / 128), dim3(128)>>>(values.data(), n, bins.data(), bin_count,
+                                                         sum.data(), maximum.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<unsigned> want(bin_count, 0);
   double want_sum = 0;
@@ -131,7 +131,7 @@ TEST(Execution, CompareAndSwapLockSerialisesBlocks) {
   DeviceBuffer<int> lock(1), counter(1);
   lock.fill_bytes(0);
   counter.fill_bytes(0);
-  cudalab::launch(cas_lock_counter, dim3(997), dim3(32), lock.data(), counter.data());
+  cas_lock_counter<<<dim3(997), dim3(32)>>>(lock.data(), counter.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(counter.copy_to_host()[0], 997);
 }
@@ -142,8 +142,7 @@ TEST(Execution, DynamicSharedMemoryIsPerBlock) {
   DeviceBuffer<int> in(x), out(n);
   out.fill_bytes(0);
   const dim3 grid((n + block - 1) / block);
-  cudalab::launch(reverse_in_block, cudalab::LaunchShape{grid, dim3(block), block * sizeof(int)},
-                  in.data(), out.data(), n);
+  reverse_in_block<<<grid, dim3(block), block * sizeof(int)>>>(in.data(), out.data(), n);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<int> got = out.copy_to_host();
   for (int i = 0; i < n; ++i) {
@@ -158,7 +157,7 @@ TEST(Execution, SixteenByteAccessesThroughReinterpretGlobal) {
   std::vector<float> x = random_floats(4 * n4);
   DeviceBuffer<float> in(x), out(x.size());
   Recording rec;
-  cudalab::launch(copy_float4, dim3(3), dim3(128), in.data(), out.data(), n4);
+  copy_float4<<<dim3(3), dim3(128)>>>(in.data(), out.data(), n4);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   EXPECT_EQ(out.copy_to_host(), x);
@@ -183,7 +182,7 @@ TEST(Execution, HalfAndBfloat16ThroughCudaHeaders) {
   DeviceBuffer<__half> h(hx);
   DeviceBuffer<__nv_bfloat16> b(bx);
   Recording rec;
-  cudalab::launch(double_half_and_bf16, dim3(2), dim3(96), h.data(), b.data(), n);
+  double_half_and_bf16<<<dim3(2), dim3(96)>>>(h.data(), b.data(), n);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   std::vector<__half> hy = h.copy_to_host();
@@ -205,16 +204,14 @@ TEST(Execution, BadLaunchShapeRunsNothingAndReportsInvalidConfiguration) {
       {dim3(1), dim3(0)}};
   for (const Shape& s : bad) {
     Recording rec;
-    cudalab::launch(write_coordinates, s.grid, s.block, out.data());
+    write_coordinates<<<s.grid, s.block>>>(out.data());
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue)
         << "grid " << s.grid.x << "," << s.grid.y << "," << s.grid.z << " block " << s.block.x
         << "," << s.block.y << "," << s.block.z;
     EXPECT_TRUE(rec.launches().empty());
     EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "the launch error is not sticky";
   }
-  cudalab::launch(write_coordinates,
-                  cudalab::LaunchShape{dim3(1), dim3(1), cudalab::emu::kMaxDynamicSharedBytes + 1},
-                  out.data());
+  write_coordinates<<<dim3(1), dim3(1), cudalab::emu::kMaxDynamicSharedBytes + 1>>>(out.data());
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
   std::vector<int4> after = out.copy_to_host();
   EXPECT_EQ(std::memcmp(before.data(), after.data(), before.size() * sizeof(int4)), 0);

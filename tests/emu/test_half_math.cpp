@@ -149,8 +149,8 @@ TEST(HalfMath, AtomicAddOnHalfTypesFromManyBlocks) {
   // DeviceBuffer holds its 4 bytes as an unsigned.
   DeviceBuffer<unsigned> pair_sum(std::vector<unsigned>{0u});
   DeviceBuffer<__nv_bfloat16> bf16_sum(std::vector<__nv_bfloat16>{__float2bfloat16(0.0f)});
-  cudalab::launch(add_ones, dim3(8), dim3(128), half_sum.data(),
-                  reinterpret_cast<__half2*>(pair_sum.data()), bf16_sum.data());
+  add_ones<<<dim3(8), dim3(128)>>>(half_sum.data(), reinterpret_cast<__half2*>(pair_sum.data()),
+                                   bf16_sum.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(__half2float(half_sum.copy_to_host()[0]), 1024.0f);
   const unsigned pair_bits = pair_sum.copy_to_host()[0];
@@ -173,8 +173,8 @@ TEST(HalfMath, WarpShufflesMoveHalfValues) {
   for (int i = 0; i < 32; ++i) x[i] = __int2half_rn(i);
   DeviceBuffer<__half> in(x), out(32);
   DeviceBuffer<unsigned> pairs(32);
-  cudalab::launch(swap_neighbours, dim3(1), dim3(32), in.data(), out.data(),
-                  reinterpret_cast<__half2*>(pairs.data()));
+  swap_neighbours<<<dim3(1), dim3(32)>>>(in.data(), out.data(),
+                                         reinterpret_cast<__half2*>(pairs.data()));
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<__half> got = out.copy_to_host();
   std::vector<unsigned> got_pairs = pairs.copy_to_host();

@@ -14,7 +14,7 @@ TEST(Warp, ShuffleDownReductionSumsEachWarp) {
     std::vector<int> x = random_ints(n, -1000, 1000);
     DeviceBuffer<int> in(x), out(n / 32);
     Recording rec;
-    cudalab::launch(warp_sum_down, dim3(blocks), dim3(block), in.data(), out.data());
+    warp_sum_down<<<dim3(blocks), dim3(block)>>>(in.data(), out.data());
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_TRUE(rec.clean()) << rec.reports_text();
     std::vector<int> got = out.copy_to_host();
@@ -30,7 +30,7 @@ TEST(Warp, XorButterflyGivesEveryLaneTheMaximum) {
   const int n = 7 * 64;
   std::vector<int> x = random_ints(n, -100000, 100000);
   DeviceBuffer<int> in(x), out(n);
-  cudalab::launch(warp_max_xor, dim3(7), dim3(64), in.data(), out.data());
+  warp_max_xor<<<dim3(7), dim3(64)>>>(in.data(), out.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<int> got = out.copy_to_host();
   for (int i = 0; i < n; ++i) {
@@ -44,7 +44,7 @@ TEST(Warp, ShuffleWidthSegmentsAndShuffleUp) {
   const int n = 64;
   std::vector<int> x = random_ints(n, 0, 1 << 20);
   DeviceBuffer<int> in(x), out(n), up(n);
-  cudalab::launch(warp_shfl_segments, dim3(1), dim3(n), in.data(), out.data(), up.data());
+  warp_shfl_segments<<<dim3(1), dim3(n)>>>(in.data(), out.data(), up.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<int> got = out.copy_to_host(), got_up = up.copy_to_host();
   for (int i = 0; i < n; ++i) {
@@ -63,7 +63,7 @@ TEST(Warp, BallotAnyAll) {
   DeviceBuffer<float> in(x);
   DeviceBuffer<unsigned> ballot(4);
   DeviceBuffer<int> any(4), all(4);
-  cudalab::launch(warp_votes, dim3(2), dim3(64), in.data(), ballot.data(), any.data(), all.data());
+  warp_votes<<<dim3(2), dim3(64)>>>(in.data(), ballot.data(), any.data(), all.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<unsigned> b = ballot.copy_to_host();
   std::vector<int> a = any.copy_to_host(), l = all.copy_to_host();
@@ -82,7 +82,7 @@ TEST(Warp, ShuffleReadingAnExitedLaneIsAnErrorNotAHang) {
   std::vector<int> x = random_ints(64, 0, 9);
   DeviceBuffer<int> data(x);
   Recording rec;
-  cudalab::launch(shuffle_after_early_exit, dim3(1), dim3(64), data.data(), n);
+  shuffle_after_early_exit<<<dim3(1), dim3(64)>>>(data.data(), n);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   ASSERT_EQ(rec.reports().size(), 1u) << rec.reports_text();
   const auto* r = first_report(rec, ReportKind::warp_collective);
@@ -109,7 +109,7 @@ TEST(Warp, FullMaskCollectivesNeedOnlyTheLanesThatHaveNotExited) {
   DeviceBuffer<unsigned> out(3 * 96);
   out.fill_bytes(0);
   Recording rec;
-  cudalab::launch(votes_after_some_lanes_exit, dim3(1), dim3(96), in.data(), out.data());
+  votes_after_some_lanes_exit<<<dim3(1), dim3(96)>>>(in.data(), out.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_TRUE(rec.clean()) << rec.reports_text();
   std::vector<unsigned> got = out.copy_to_host();
@@ -136,7 +136,7 @@ TEST(Warp, StuckCollectiveNamesTheLanesThatNeverArrivedNotTheExitedOnes) {
   DeviceBuffer<int> data(32);
   data.fill_bytes(0);
   Recording rec;
-  cudalab::launch(collectives_waiting_on_each_other, dim3(1), dim3(32), data.data());
+  collectives_waiting_on_each_other<<<dim3(1), dim3(32)>>>(data.data());
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   const auto* r = first_report(rec, ReportKind::warp_collective);
   ASSERT_NE(r, nullptr) << rec.reports_text();

@@ -25,7 +25,7 @@ namespace {}  // namespace
 // (declared in kernels.cuh): a report about the work it issues must name the
 // student's line that called it, not this file.
 [[gnu::noinline]] void launch_copy(float* out, const float* in, int n, cudaStream_t stream) {
-  cudalab::launch(copy_kernel, cudalab::LaunchShape{dim3(2), dim3(64), 0, stream}, out, in, n);
+  copy_kernel<<<dim3(2), dim3(64), 0, stream>>>(out, in, n);
 }
 
 namespace {
@@ -42,13 +42,13 @@ class EmulatorBackend final : public cudalab::harness::BackendFor<Backend> {
     const int n = static_cast<int>(out.size());
     cudalab::DeviceBuffer<float> in(std::vector<float>(out.size(), 42.0f));
     return cudalab::harness::call_on_output(out, {}, [&](float* device) {
-      if (what == "copy") cudalab::launch(copy_kernel, dim3(2), dim3(64), device, in.data(), n);
-      if (what == "crash") cudalab::launch(crash_kernel, dim3(2), dim3(64), device, n);
-      if (what == "endless") cudalab::launch(endless_kernel, dim3(1), dim3(1), device);
-      if (what == "racy") cudalab::launch(racy_kernel, dim3(1), dim3(64), device);
+      if (what == "copy") copy_kernel<<<dim3(2), dim3(64)>>>(device, in.data(), n);
+      if (what == "crash") crash_kernel<<<dim3(2), dim3(64)>>>(device, n);
+      if (what == "endless") endless_kernel<<<dim3(1), dim3(1)>>>(device);
+      if (what == "racy") racy_kernel<<<dim3(1), dim3(64)>>>(device);
       if (what == "two streams") copy_on_two_streams(device, in.data(), n);
-      if (what == "deep stack") cudalab::launch(deep_stack_kernel, dim3(1), dim3(1), device);
-      if (what == "nan") cudalab::launch(nan_kernel, dim3(2), dim3(64), device, n);
+      if (what == "deep stack") deep_stack_kernel<<<dim3(1), dim3(1)>>>(device);
+      if (what == "nan") nan_kernel<<<dim3(2), dim3(64)>>>(device, n);
     });
   }
   // The index bug, traced: its output and which threads wrote which element.
@@ -58,7 +58,7 @@ class EmulatorBackend final : public cudalab::harness::BackendFor<Backend> {
     cudalab::harness::RunOptions options;
     options.trace = true;
     return cudalab::harness::call_on_output(out, options, [&](float* device) {
-      cudalab::launch(half_index_kernel, dim3(2), dim3(64), device, in.data(), n);
+      half_index_kernel<<<dim3(2), dim3(64)>>>(device, in.data(), n);
     });
   }
 };

@@ -17,7 +17,7 @@
 
 namespace {
 
-__global__ void add_one(cudalab::global_ptr<float> x, int n) {
+__global__ void add_one(float* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] = x[i] + 1.0f;
 }
@@ -31,7 +31,7 @@ TEST(EmuDeviceBuffer, RoundTripThroughAKernel) {
   EXPECT_EQ(x.size(), static_cast<std::size_t>(n));
   EXPECT_EQ(x.bytes(), n * sizeof(float));
   EXPECT_FALSE(x.empty());
-  cudalab::launch(add_one, dim3((n + 127) / 128), dim3(128), x.data(), n);
+  add_one<<<dim3((n + 127) / 128), dim3(128)>>>(x.data(), n);
   CUDA_CHECK_LAUNCH();
   std::vector<float> expected = host;
   for (float& v : expected) v += 1.0f;
@@ -124,7 +124,7 @@ TEST(EmuCheck, FailedCallThrowsWithTheEmulatorsError) {
 
 TEST(EmuCheck, BadLaunchConfigurationIsReportedAtTheLaunch) {
   cudalab::DeviceBuffer<float> x(8);
-  cudalab::launch(add_one, dim3(1), dim3(2048), x.data(), 8);  // 2048 > 1024 threads per block
+  add_one<<<dim3(1), dim3(2048)>>>(x.data(), 8);  // 2048 > 1024 threads per block
   const int line = __LINE__ + 2;
   try {
     CUDA_CHECK_LAUNCH();
@@ -146,14 +146,14 @@ TEST(EmuEventTimer, MeasuresHostTimeAroundSynchronisedWork) {
   cudalab::DeviceBuffer<float> x(std::vector<float>(4096, 0.0f));
   cudalab::EventTimer timer;
   timer.start();
-  cudalab::launch(add_one, dim3(32), dim3(128), x.data(), 4096);
+  add_one<<<dim3(32), dim3(128)>>>(x.data(), 4096);
   timer.stop();
   EXPECT_GT(timer.elapsed_ms(), 0.0);
   int runs = 0;
   const double ms = cudalab::time_median_ms(
       [&] {
         ++runs;
-        cudalab::launch(add_one, dim3(32), dim3(128), x.data(), 4096);
+        add_one<<<dim3(32), dim3(128)>>>(x.data(), 4096);
       },
       2, 3);
   EXPECT_EQ(runs, 5);

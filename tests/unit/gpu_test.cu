@@ -50,7 +50,7 @@ TEST(GpuDeviceBuffer, RoundTripThroughAKernel) {
   const int n = 100003;  // a prime: the last block is partly idle
   const std::vector<float> host = rng.uniform(n, -1.0f, 1.0f);
   cudalab::DeviceBuffer<float> x(host);
-  cudalab::launch(add_one, dim3((n + 255) / 256), dim3(256), x.data(), n);
+  add_one<<<dim3((n + 255) / 256), dim3(256)>>>(x.data(), n);
   CUDA_CHECK_LAUNCH();
   std::vector<float> expected = host;
   for (float& v : expected) v += 1.0f;

@@ -32,7 +32,7 @@ std::string site_label(const emu::LaunchRecord& launch, std::uint32_t site, bool
   return label + (code.empty() ? where : code + "   (" + where + ")");
 }
 
-// "lab01::on_emu::broadcast_sum_kernel(cudalab::emu::global_ptr<float>, int)"
+// "lab01::on_emu::broadcast_sum_kernel(float*, float const*, int, int, int)"
 // -> "broadcast_sum_kernel": the name a student wrote.
 std::string short_name(const std::string& kernel) {
   std::string name = kernel.substr(0, kernel.find('('));

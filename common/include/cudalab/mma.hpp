@@ -60,7 +60,7 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const std::uint32_t* 
 
 #include <source_location>
 
-#include "cudalab/emu/global_ptr.hpp"
+#include "cudalab/emu/access_hooks.hpp"
 #include "cudalab/emu/wmma.hpp"
 
 namespace cudalab {

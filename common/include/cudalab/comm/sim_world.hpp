@@ -63,14 +63,18 @@ template <class T>
 void accumulate_as(void* acc, const void* in, std::size_t count, ReduceOp op, cudaStream_t stream) {
   constexpr unsigned kBlock = 256;
   const std::size_t blocks = std::min<std::size_t>((count + kBlock - 1) / kBlock, 1024);
-  const LaunchShape shape{dim3(static_cast<unsigned>(blocks)), dim3(kBlock), 0, stream};
-  if (op == ReduceOp::sum) {
-    launch(accumulate_kernel<T, ReduceOp::sum>, shape, static_cast<T*>(acc),
-           static_cast<const T*>(in), count);
-  } else {
-    launch(accumulate_kernel<T, ReduceOp::max>, shape, static_cast<T*>(acc),
-           static_cast<const T*>(in), count);
-  }
+  void (*const kernel)(T*, const T*, std::size_t) = op == ReduceOp::sum
+                                                        ? accumulate_kernel<T, ReduceOp::sum>
+                                                        : accumulate_kernel<T, ReduceOp::max>;
+  const dim3 grid(static_cast<unsigned>(blocks));
+#if CUDALAB_GPU
+  kernel<<<grid, kBlock, 0, stream>>>(static_cast<T*>(acc), static_cast<const T*>(in), count);
+#else
+  // What tools/emu_rewrite.py makes of the launch above: this header is
+  // compiled as it is, not rewritten.
+  ::cudalab::emu::launch_chevron(kernel, ::cudalab::emu::ChevronConfig{grid, kBlock, 0, stream},
+                                 static_cast<T*>(acc), static_cast<const T*>(in), count);
+#endif
   CUDA_CHECK_LAUNCH();
 }
 

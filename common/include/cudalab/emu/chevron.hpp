@@ -4,7 +4,7 @@
 // into
 //   ::cudalab::emu::launch_chevron(k, ::cudalab::emu::ChevronConfig{grid, block, shared_bytes,
 //                                                                  stream}, args...)
-// and both end in launch_kernel (launch.hpp), as cudalab::launch does.
+// which ends in detail::launch_with_arguments (launch.hpp).
 #pragma once
 
 #include <driver_types.h>
@@ -58,8 +58,8 @@ struct ChevronConfig {
 template <class... Params, class... Args>
 void launch_chevron(void (*kernel)(Params...), ChevronConfig config, Args&&... args) {
   const detail::LaunchSite site(config.site);
-  launch_kernel(kernel, config.grid, config.block, config.shared_bytes, config.stream,
-                std::forward<Args>(args)...);
+  detail::launch_with_arguments(kernel, config.grid, config.block, config.shared_bytes,
+                                config.stream, std::forward<Args>(args)...);
 }
 
 namespace detail {

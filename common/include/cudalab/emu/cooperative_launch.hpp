@@ -85,8 +85,8 @@ void launch_from_argument_array(void (*kernel)(Params...), dim3 grid, dim3 block
                                 std::size_t shared_bytes, cudaStream_t stream, void** args,
                                 std::index_sequence<I...>) {
   // As on the GPU, args[i] points at the i-th argument, of the parameter's type.
-  launch_kernel(kernel, grid, block, shared_bytes, stream,
-                *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
+  detail::launch_with_arguments(kernel, grid, block, shared_bytes, stream,
+                                *static_cast<std::remove_cvref_t<Params>*>(args[I])...);
 }
 
 template <class T>

@@ -16,7 +16,6 @@
 #include <source_location>
 #include <type_traits>
 
-#include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/thread_state.hpp"
 
 // Reports one atomic access made by instrumented code (hooks.cpp); its site
@@ -65,14 +64,6 @@ unsigned active_lanes() noexcept;
 // 1024 on sm_80 and later); a pointer outside the block's shared memory
 // stops the block with a report, as no GPU offset is right for it.
 std::size_t shared_window_offset(const void* p, const std::source_location& site);
-
-// Validates an atomic access through a traced pointer; false means drop it.
-// Atomics are on scalars, whose alignment is their size.
-inline bool atomic_allowed(const Allocation* allocation, const void* address, std::size_t bytes,
-                           const std::source_location& site) noexcept {
-  if (!access_hooks_on && !misaligned(address, bytes)) return true;
-  return on_access(allocation, address, bytes, bytes, kRead | kWrite | kAtomic, site);
-}
 
 // A shuffle moves the value's bytes. __half2 and __nv_bfloat162 count too:
 // they declare their own copy operations, so they are not trivially
@@ -194,10 +185,10 @@ unsigned __match_all_sync(unsigned mask, T value, int* pred,
 }
 
 // ---- atomics ------------------------------------------------------------------
-// Each comes for raw pointers (e.g. plain __shared__ arrays) and for traced
-// pointers (&p[i], p + i), which are checked and recorded as atomic accesses
-// (exempt from the race checks). The value parameter never takes part in
-// deduction, so atomicAdd(int_ptr, 1u) converts as CUDA's overloads do.
+// On plain pointers, to global or shared memory; in instrumented code each is
+// checked and recorded as one atomic access (exempt from the race checks).
+// The value parameter never takes part in deduction, so atomicAdd(int_ptr, 1u)
+// converts as CUDA's overloads do.
 // In code compiled with the emulator's instrumentation (cudalab_emu_instrument,
 // where GCC defines __SANITIZE_THREAD__), the operation itself runs in an
 // uninstrumented function and the access is reported once, as one atomic at
@@ -223,12 +214,6 @@ unsigned __match_all_sync(unsigned mask, T value, int* pred,
   __attribute__((always_inline)) inline T name(T* address, std::type_identity_t<T> val) noexcept { \
     CUDALAB_EMU_ATOMIC_SEEN(address);                                                              \
     return unseen::name##_unseen<T>(address, val);                                                 \
-  }                                                                                                \
-  template <class T>                                                                               \
-  T name(global_ptr<T> p, std::type_identity_t<T> val,                                             \
-         std::source_location site = std::source_location::current()) noexcept {                   \
-    if (!detail::atomic_allowed(p.allocation(), p.get(), sizeof(T), site)) return T{};             \
-    return unseen::name##_unseen<T>(p.get(), val);                                                 \
   }
 
 }  // namespace device_api
@@ -299,12 +284,6 @@ __attribute__((always_inline)) inline T atomicCAS(T* address, std::type_identity
                                                   std::type_identity_t<T> val) noexcept {
   CUDALAB_EMU_ATOMIC_SEEN(address);
   return unseen::atomic_cas_unseen<T>(address, compare, val);
-}
-template <class T>
-T atomicCAS(global_ptr<T> p, std::type_identity_t<T> compare, std::type_identity_t<T> val,
-            std::source_location site = std::source_location::current()) noexcept {
-  if (!detail::atomic_allowed(p.allocation(), p.get(), sizeof(T), site)) return T{};
-  return unseen::atomic_cas_unseen<T>(p.get(), compare, val);
 }
 #undef CUDALAB_EMU_ATOMIC_SEEN
 #undef CUDALAB_EMU_ATOMIC_UNSEEN
@@ -394,7 +373,6 @@ template <class T>
 T __ldg(const T* p) noexcept {
   return *p;
 }
-using ::cudalab::emu::__ldg;
 
 // clock64() reads the host's clock: what a stretch of a kernel costs on this
 // machine. The modelled clock of the device model (cudaEventElapsedTime, the

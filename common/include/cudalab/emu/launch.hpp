@@ -1,6 +1,7 @@
 // Launching a kernel on the emulator: what `kernel<<<grid, block, shared,
-// stream>>>(args...)` does under nvcc. Host code calls it through
-// cudalab::launch (cudalab/kernel.hpp), which is the chevron launch on the GPU.
+// stream>>>(args...)` does under nvcc. A rewritten launch reaches it through
+// launch_chevron (chevron.hpp), a cooperative one through
+// cudaLaunchCooperativeKernel (cooperative_launch.hpp).
 #pragma once
 
 #include <driver_types.h>
@@ -69,21 +70,21 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
 // The current block's dynamic shared memory (the third chevron argument, in
 // bytes). What `extern __shared__ T smem[];` is on the GPU. Accesses through
 // it are seen (races, bank conflicts, uninitialised reads) in instrumented
-// code (cudalab_emu_instrument), not in the global_ptr path.
+// code (cudalab_emu_instrument).
 void* dynamic_shared_memory() noexcept;
 
-// kernel<<<grid, block, shared_bytes, stream>>>(args...).
-// The arguments are converted to the kernel's parameter types once, on the
-// host, as the GPU's launch does (a float* argument for a global_ptr<float>
-// parameter finds its allocation here); each CUDA thread then gets its own
-// copy of the parameters.
+namespace detail {
+
+// What every launch ends in: kernel<<<grid, block, shared_bytes, stream>>>(args...)
+// once the launch's values are known. The arguments are converted to the
+// kernel's parameter types once, on the host, as the GPU's launch does; each
+// CUDA thread then gets its own copy of the parameters.
 template <class... Params, class... Args>
-void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
-                   cudaStream_t stream, Args&&... args) {
+void launch_with_arguments(void (*kernel)(Params...), dim3 grid, dim3 block,
+                           std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "launch: the number of arguments differs from the kernel's parameters");
-  if (!detail::validate_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes,
-                               stream)) {
+  if (!validate_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream)) {
     return;
   }
   using Parameters = std::tuple<std::remove_cvref_t<Params>...>;
@@ -92,14 +93,16 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t
     Parameters parameters;
   } context{kernel, Parameters(std::forward<Args>(args)...)};
   auto body = [](void* erased) {
-    Context c = detail::unseen_copy(*static_cast<const Context*>(erased));
+    Context c = unseen_copy(*static_cast<const Context*>(erased));
     std::apply(c.kernel, std::move(c.parameters));  // by-value parameters: a copy per thread
   };
   auto copy_context = [](const void* c) -> std::shared_ptr<void> {
     return std::make_shared<Context>(*static_cast<const Context*>(c));
   };
-  detail::run_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream, body,
-                     &context, sizeof context, copy_context);
+  run_launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream, body,
+             &context, sizeof context, copy_context);
 }
+
+}  // namespace detail
 
 }  // namespace cudalab::emu

@@ -4,7 +4,7 @@
 // (coverage, coalescing per warp request, shared-memory bank conflicts).
 //
 //   cudalab::emu::Recording rec;            // record the launches below
-//   cudalab::launch(kernel, grid, block, ...);
+//   kernel<<<grid, block>>>(...);
 //   EXPECT_TRUE(rec.clean()) << rec.reports_text();
 //   const auto& launch = rec.last();
 //   launch.coalescing.loads.sectors_per_request();   // 4.0 for a coalesced fp32 load

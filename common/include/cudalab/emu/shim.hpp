@@ -35,13 +35,11 @@
 //     threads of a block share it, as on the GPU; but it is outside the arena,
 //     so an instrumented access to it is reported as an invalid address, and
 //     an uninstrumented one is not seen at all.
-//   * `__shared__ cudalab::shared_array<T, N...> a;` is the older traced
-//     spelling; under nvcc the alias (kernel.hpp) is exactly `T a[N]...`.
 // Also: __global__ means `inline` (kernels are defined in headers),
-// __restrict__ is dropped (it cannot apply to the traced global_ptr),
+// __restrict__ is dropped (an aliasing promise for the optimiser only),
 // __launch_bounds__(...) too,
-// and a kernel is launched with `<<<...>>>` in a rewritten file (or with
-// cudalab::launch), never called directly.
+// and a kernel is launched with `<<<...>>>` in a rewritten file, never
+// called directly.
 #pragma once
 
 // CUDA's types and host-side declarations. cuda_runtime.h declares the global
@@ -74,14 +72,12 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/device_functions.hpp"
 #include "cudalab/emu/device_printf.hpp"
-#include "cudalab/emu/global_ptr.hpp"
 #include "cudalab/emu/half_math.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/managed_memory.hpp"
 #include "cudalab/emu/pitched_memory.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/runtime.hpp"
-#include "cudalab/emu/shared_array.hpp"
 #include "cudalab/emu/shared_at_namespace.hpp"
 #include "cudalab/emu/shared_memory.hpp"
 #include "cudalab/emu/thread_state.hpp"

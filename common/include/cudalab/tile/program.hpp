@@ -139,11 +139,17 @@ void launch(Program program, Grid grid, Args... args) {
   }
   context = saved;
 #else
-  ::cudalab::launch(detail::run_program<Program, Args...>,
-                    LaunchShape{dim3(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
-                                     static_cast<unsigned>(grid.z)),
-                                dim3(kThreads)},
-                    program, args...);
+  const dim3 programs(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
+                      static_cast<unsigned>(grid.z));
+#if CUDALAB_GPU
+  detail::run_program<Program, Args...><<<programs, kThreads> > >(program, args...);
+#else
+  // What tools/emu_rewrite.py makes of the launch above: this header is
+  // compiled as it is, not rewritten.
+  ::cudalab::emu::launch_chevron(detail::run_program<Program, Args...>,
+                                 ::cudalab::emu::ChevronConfig{programs, kThreads}, program,
+                                 args...);
+#endif
   CUDA_CHECK_LAUNCH();
 #endif
 }
