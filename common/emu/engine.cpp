@@ -256,7 +256,7 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
     report(ReportKind::divergent_barrier, me, what.str(), &site, cudaErrorLaunchFailure);
   }
   barrier_arrived = 0;
-  ++epoch;
+  shadow.next_interval();
   for (unsigned t : barrier_waiters) {
     extra[t].result = static_cast<std::uint64_t>(barrier_count);
     make_ready(t);
@@ -470,15 +470,18 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.coalescing_lanes = 0;
   run.race_phase = launch.id;
   run.barrier_arrived = 0;
-  run.epoch = 1;
-  run.shadow.clear();
   run.trace.clear();
   if (run.cache_launch != launch.id) {
     run.cache_launch = launch.id;
     for (auto& c : run.cached) c = {};
+    for (auto& c : run.site_cache) c = {};
   }
   const Checks& checks = launch.options.checks;
+  run.shadow.start_block(checks.races);
   run.trace_only = launch.recording && !checks.bounds && !checks.races && !checks.uninitialized;
+  run.check_races = checks.races;
+  run.check_uninitialized = checks.uninitialized;
+  run.recording = launch.recording;
   prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
   run.execute();
   if (launch.grid_barrier) launch.grid_barrier->block_finished(linear, g.x, g.y);
