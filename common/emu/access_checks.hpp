@@ -54,6 +54,13 @@ inline bool ordered(const BlockRun& run, unsigned other, std::uint32_t other_syn
   const ThreadState& me = *current_thread;
   const std::uint16_t me1 = static_cast<std::uint16_t>(me.linear + 1);
   WordShadow& w = run.shadow.at(word);
+  if (!run.shadow.is_current(w)) {
+    // The first access to the word in this interval: nothing to conflict with.
+    run.shadow.begin(w);
+    WordShadow::Access& slot = (flags & kWrite) ? w.writer : w.readers[0];
+    slot = WordShadow::Access{me1, mask, run.warps[me.warp].syncs, site};
+    return;
+  }
   auto conflicts = [&](const WordShadow::Access& other) {
     return other.thread && other.thread != me1 && (other.mask & mask) &&
            !ordered(run, other.thread - 1u, other.warp_syncs);
@@ -89,6 +96,10 @@ inline bool ordered(const BlockRun& run, unsigned other, std::uint32_t other_syn
                                                           bool whole_words = false) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   const std::uintptr_t end = p + bytes;
+  if (whole_words && bytes == 4) {  // the common float or int
+    check_intra_block_race_word(run, a, address, bytes, flags, site, p, 0xf);
+    return;
+  }
   if (whole_words) {
     for (std::uintptr_t word = p; word < end; word += 4) {
       check_intra_block_race_word(run, a, address, bytes, flags, site, word, 0xf);

@@ -320,8 +320,7 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   // nor shared memory).
   if (aligned && !(flags & kAtomic)) {
     const BlockRun::SiteCacheEntry& s = run->site_cache[BlockRun::site_slot(pc)];
-    if (s.pc == pc && a - s.checked_low < s.checked_bytes &&
-        a - s.checked_low + bytes <= s.checked_bytes) [[likely]] {
+    if (s.pc == pc && a - s.checked_low <= s.checked_bytes - bytes) [[likely]] {
       checked_global_access(*run, *s.allocation, a, bytes, alignment, flags, pc);
       return;
     }
@@ -336,8 +335,12 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
       for (const BlockRun::CachedAllocation& c : run->cached) {
         if (a - c.checked_low < c.checked_bytes) {
           if (a - c.checked_low + bytes <= c.checked_bytes) [[likely]] {
-            run->site_cache[BlockRun::site_slot(pc)] = {pc, c.checked_low, c.checked_bytes,
-                                                        c.allocation};
+            // Only parts of at least 16 bytes: the site cache's one compare
+            // subtracts the access's size from the part's.
+            if (c.checked_bytes >= 16) {
+              run->site_cache[BlockRun::site_slot(pc)] = {pc, c.checked_low, c.checked_bytes,
+                                                          c.allocation};
+            }
             checked_global_access(*run, *c.allocation, a, bytes, alignment, flags, pc);
             return;
           }

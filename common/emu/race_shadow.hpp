@@ -4,12 +4,15 @@
 //
 // Laid out for the common case: a block touches a few compact stretches of
 // memory (its slice of each array, its shared arena). Memory is cut into
-// pages of 8 KiB; a page a block touches takes one of a few slots of flat
-// entries, chosen by its number, and a word there is found by a shift and a
-// compare. Only a page whose slot another page already holds in this block
-// goes to an open-addressing table. Nothing is emptied between blocks or
-// barrier intervals: every entry carries the interval it belongs to, and
-// an interval number is never reused without wiping.
+// pages of 8 KiB; the first word a block touches in a page anchors a window
+// of flat entries for it there, in the slot the page's number chooses, and
+// a word inside it is found by a shift and two compares. The windows'
+// memory is handed out in the order the block claims them, so every block
+// reuses the same few buffers, warm in the cache. A word outside its
+// page's window, or of a page whose slot another page holds, or past the
+// last buffer, goes to an open-addressing table. Nothing is emptied between
+// blocks or barrier intervals: every entry carries the interval it belongs
+// to, and an interval number is never reused without wiping.
 #pragma once
 
 #include <algorithm>
@@ -38,13 +41,14 @@ struct WordShadow {
 class RaceShadow {
  public:
   // A new block: every entry is stale, and the slots take pages afresh. The
-  // slots' memory is made by the first block that checks races on this
+  // windows' memory is made by the first block that checks races on this
   // worker, so no access ever waits for an allocation.
   void start_block(bool checking_races) {
-    if (checking_races && !slots_[0].entries) {
-      for (PageSlot& s : slots_) s.entries = std::make_unique<WordShadow[]>(kPageWords);
+    if (checking_races && !buffers_[0]) {
+      for (auto& b : buffers_) b = std::make_unique<WordShadow[]>(kWindowWords);
     }
     for (PageSlot& s : slots_) s.page = kNoPage;
+    claimed_ = 0;
     overflow_.clear();
     next_interval();
   }
@@ -53,28 +57,43 @@ class RaceShadow {
     if (++interval_ == 0) wipe();  // wrapped: an old entry could look current
   }
 
-  // The entry of the 4-byte word at `word`, empty if nothing touched it in
-  // this interval.
+  // The entry of the 4-byte word at `word`: what touched it in this
+  // interval if `is_current`, else nothing did (and its fields are stale:
+  // start it with `begin`).
   WordShadow& at(std::uintptr_t word) {
     const std::uintptr_t page = word >> kPageShift;
     PageSlot& slot = slots_[slot_of(page)];
-    if (slot.page == page) [[likely]] {
-      return current(slot.entries[(word >> 2) & (kPageWords - 1)]);
+    const std::uintptr_t index = (word - slot.low) >> 2;
+    if (slot.page == page && index < kWindowWords) [[likely]] {
+      return slot.entries[index];
     }
-    return current(claim_or_overflow(slot, page, word));
+    return claim_or_overflow(slot, page, word);
+  }
+  bool is_current(const WordShadow& w) const { return w.interval == interval_; }
+  // Makes a stale entry the current interval's, with nothing in it.
+  void begin(WordShadow& w) const {
+    w.interval = interval_;
+    w.writer.thread = 0;
+    w.readers[0].thread = 0;
+    w.readers[1].thread = 0;
   }
 
  private:
   // A 256-thread block's slice of a float array is 1 KiB, a tile in shared
   // memory a few KiB: a block mostly touches one or two pages per array.
+  // The first word touched sits 1 KiB into its window, so a stencil's
+  // x[i - 1] of the block's first thread still falls inside it.
   static constexpr unsigned kPageShift = 13;
-  static constexpr std::uintptr_t kPageWords = std::uintptr_t{1} << (kPageShift - 2);
+  static constexpr std::uintptr_t kWindowWords = std::uintptr_t{1} << (kPageShift - 2);
+  static constexpr std::uintptr_t kLeadBytes = 1024;
   static constexpr unsigned kSlots = 16;
+  static constexpr unsigned kBuffers = 8;
   static constexpr std::uintptr_t kNoPage = ~std::uintptr_t{0};
 
   struct PageSlot {
     std::uintptr_t page = kNoPage;  // the page number it holds in this block
-    std::unique_ptr<WordShadow[]> entries;
+    std::uintptr_t low = 0;         // the address of entries[0]'s word
+    WordShadow* entries = nullptr;  // one of buffers_
   };
 
   // Fibonacci hashing: the pages of two arrays that lie a power of two apart
@@ -84,31 +103,23 @@ class RaceShadow {
   }
   static_assert(kSlots == 16, "slot_of keeps the top 4 bits");
 
-  WordShadow& current(WordShadow& w) {
-    if (w.interval != interval_) {
-      w.interval = interval_;
-      w.writer.thread = 0;
-      w.readers[0].thread = 0;
-      w.readers[1].thread = 0;
-    }
-    return w;
-  }
-
-  // A page whose slot is free in this block takes it for the rest of the
-  // block; otherwise its words live in the table (a word must stay where it
-  // was first put until the block ends).
+  // A page whose slot is free in this block takes it, and the next buffer,
+  // for the rest of the block; any other word lives in the table (a word
+  // must stay where it was first put until the block ends).
   [[gnu::noinline]] WordShadow& claim_or_overflow(PageSlot& slot, std::uintptr_t page,
                                                   std::uintptr_t word) {
-    if (slot.page == kNoPage && slot.entries) {
+    if (slot.page == kNoPage && claimed_ < kBuffers && buffers_[0]) {
       slot.page = page;
-      return slot.entries[(word >> 2) & (kPageWords - 1)];
+      slot.low = word >= kLeadBytes ? word - kLeadBytes : 0;
+      slot.entries = buffers_[claimed_++].get();
+      return slot.entries[(word - slot.low) >> 2];
     }
     return overflow_.at(word);
   }
 
   void wipe() {
-    for (PageSlot& s : slots_) {
-      if (s.entries) std::fill_n(s.entries.get(), kPageWords, WordShadow{});
+    for (auto& b : buffers_) {
+      if (b) std::fill_n(b.get(), kWindowWords, WordShadow{});
     }
     overflow_.wipe();
     interval_ = 1;
@@ -165,6 +176,8 @@ class RaceShadow {
   };
 
   PageSlot slots_[kSlots];
+  std::unique_ptr<WordShadow[]> buffers_[kBuffers];
+  unsigned claimed_ = 0;  // buffers handed out in this block
   std::uint32_t interval_ = 0;
   Table overflow_;
 };
