@@ -96,8 +96,9 @@ class RaceShadow {
     WordShadow* entries = nullptr;  // one of buffers_
   };
 
-  // Fibonacci hashing: the pages of two arrays that lie a power of two apart
-  // still fall into different slots.
+  // Fibonacci hashing: two arrays a power of two apart (their pages'
+  // numbers differing only in high bits) rarely share a slot, as they
+  // would if the low bits chose it.
   static unsigned slot_of(std::uintptr_t page) {
     return static_cast<unsigned>((page * 0x9e3779b97f4a7c15ull) >> 60);
   }
