@@ -137,6 +137,7 @@ void revive_from_pool(Allocation* a, std::size_t bytes) {
   a->bytes = bytes;
   a->guard_front = a->guard_back = 0;
   a->initialised = std::make_unique<std::uint8_t[]>(std::max<std::size_t>(bytes, 1));
+  a->wholly_initialised.store(false);
   a->freed.store(false);
   r.live[a->base] = a;
 }

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <deque>
 #include <source_location>
-#include <unordered_map>
 #include <vector>
 
 #include "cudalab/emu/device_functions.hpp"
 #include "engine.hpp"
 #include "fiber_switch.hpp"
+#include "race_shadow.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -68,52 +68,6 @@ struct WarpState {
 
 void fiber_main(ctx::transfer_t t);
 
-// The race check's per-block shadow: word address -> WordShadow. Open
-// addressing, and emptied in O(1) between blocks by bumping a generation.
-class ShadowTable {
- public:
-  WordShadow& at(std::uintptr_t word) {
-    if (slots_.empty() || 2 * (size_ + 1) > slots_.size()) grow();
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash(word) & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.generation != generation_) {
-        s = Slot{word, generation_, WordShadow{}};
-        ++size_;
-        return s.value;
-      }
-      if (s.key == word) return s.value;
-    }
-  }
-  void clear() {
-    size_ = 0;
-    if (++generation_ == 0) {  // wrapped: really empty the slots once
-      for (Slot& s : slots_) s.generation = 0;
-      generation_ = 1;
-    }
-  }
-
- private:
-  struct Slot {
-    std::uintptr_t key = 0;
-    std::uint32_t generation = 0;
-    WordShadow value;
-  };
-  static std::size_t hash(std::uintptr_t word) { return (word >> 2) * 0x9e3779b97f4a7c15ull >> 17; }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<std::size_t>(1024, old.size() * 2), Slot{});
-    size_ = 0;
-    const std::uint32_t live = generation_;
-    for (Slot& s : old) {
-      if (s.generation == live) at(s.key) = s.value;
-    }
-  }
-  std::vector<Slot> slots_;
-  std::size_t size_ = 0;
-  std::uint32_t generation_ = 1;
-};
-
 class BlockRun {
  public:
   // ---- set per block ----
@@ -144,19 +98,43 @@ class BlockRun {
   // ---- the instrumented path's cache (hooks.cpp): the allocations hit last ----
   // (a kernel reads x and writes y: one entry would miss on every access).
   // Emptied when a launch starts, as cudaFree may run between launches.
+  // `checked_*` is the part a kernel of this launch may touch (the
+  // allocation less a test's guard bytes; nothing of another device's memory
+  // without peer access): an access there has passed the bounds check.
   struct CachedAllocation {
     std::uintptr_t low = 0;
     std::uintptr_t bytes = 0;
     const Allocation* allocation = nullptr;
+    std::uintptr_t checked_low = 0;
+    std::uintptr_t checked_bytes = 0;
   };
   static constexpr unsigned kCachedAllocations = 4;
   CachedAllocation cached[kCachedAllocations];
   unsigned cache_next = 0;  // the entry to replace next
   std::uint64_t cache_launch = 0;
+  // In front of it, per access site (the hook's return address, hashed): the
+  // part of the allocation that site touched last that the launch may
+  // touch. A site mostly keeps to one array, so this one compare finds a
+  // checked access's allocation; emptied with `cached`.
+  struct SiteCacheEntry {
+    const void* pc = nullptr;
+    std::uintptr_t checked_low = 0;
+    std::uintptr_t checked_bytes = 0;
+    const Allocation* allocation = nullptr;
+  };
+  static constexpr unsigned kSiteCacheEntries = 64;
+  SiteCacheEntry site_cache[kSiteCacheEntries];
+  static unsigned site_slot(const void* pc) {
+    return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(pc) >> 2) % kSiteCacheEntries;
+  }
   // A Recording with every check off (what the viewer and the trace tests
   // ask for): the hooks record a cached global access themselves instead of
   // going through on_access_at's general path.
   bool trace_only = false;
+  // The launch's checks and recording, where every checked access reads them.
+  bool check_races = false;
+  bool check_uninitialized = false;
+  bool recording = false;
 
   // ---- scheduling ----
   unsigned next_unstarted = 0;
@@ -171,7 +149,6 @@ class BlockRun {
   // ---- barrier ----
   unsigned barrier_arrived = 0;
   int barrier_count = 0;
-  std::uint32_t epoch = 1;  // barrier intervals completed + 1
   std::source_location barrier_site;
   bool barrier_sites_differ = false;
   std::vector<unsigned> barrier_waiters;
@@ -181,7 +158,7 @@ class BlockRun {
   // launch's id, and a fresh id after each grid.sync() of a cooperative
   // launch (writes on either side of it are ordered, not a race).
   std::uint64_t race_phase = 0;
-  ShadowTable shadow;
+  RaceShadow shadow;  // the intra-block race check's, per word touched
   std::vector<RawAccess> trace;
 
   // Runs every thread of the block to completion (or to a reported deadlock).

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "access_checks.hpp"
 #include "block_run.hpp"
 
 namespace cudalab::emu::detail {
@@ -49,8 +50,9 @@ Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const 
 }
 
 // A kernel touched memory of a device it has no peer access to.
-[[gnu::noinline]] void report_peer_access(BlockRun& run, const Allocation& a, const void* address,
-                                          std::size_t bytes, unsigned flags, SiteRef site) {
+[[gnu::cold, gnu::noinline]] void report_peer_access(BlockRun& run, const Allocation& a,
+                                                     const void* address, std::size_t bytes,
+                                                     unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   const int mine = run.launch->device;
   std::ostringstream what;
@@ -65,19 +67,12 @@ Report access_report(BlockRun& run, ReportKind kind, const Allocation* a, const 
   run.launch->report(std::move(r), cudaErrorIllegalAddress, site);
 }
 
-bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
-                  unsigned flags, SiteRef site) {
+// Why an access outside the memory it may touch is one: out of bounds, use
+// after free, no allocation at all. Reports it; the access must not happen.
+[[gnu::cold, gnu::noinline]] void report_bad_access(BlockRun& run, const Allocation* a,
+                                                    const void* address, std::size_t bytes,
+                                                    unsigned flags, SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
-  if (a && !a->freed.load(std::memory_order_relaxed) && p >= a->base + a->guard_front &&
-      p + bytes <= a->base + a->bytes - a->guard_back) {
-    // The common case: no message to build.
-    if (a->device == run.device || ((run.launch->accessible_devices >> a->device) & 1u))
-        [[likely]] {
-      return true;
-    }
-    report_peer_access(run, *a, address, bytes, flags, site);
-    return false;
-  }
   std::ostringstream what;
   ReportKind kind;
   if (!a) {
@@ -121,12 +116,33 @@ bool check_bounds(BlockRun& run, const Allocation* a, const void* address, std::
   Report r = access_report(run, kind, a, address, bytes, flags);
   r.message = what.str();
   run.launch->report(std::move(r), cudaErrorIllegalAddress, site);
+}
+
+// Inline, and without the messages (report_* above and below): this runs on
+// every checked access, and a function that builds a message in an
+// ostringstream pays for its large stack frame even when it builds none.
+[[gnu::always_inline]] inline bool check_bounds(BlockRun& run, const Allocation* a,
+                                                const void* address, std::size_t bytes,
+                                                unsigned flags, SiteRef site) {
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  if (a && !a->freed.load(std::memory_order_relaxed) && p >= a->base + a->guard_front &&
+      p + bytes <= a->base + a->bytes - a->guard_back) [[likely]] {
+    if (a->device == run.device || ((run.launch->accessible_devices >> a->device) & 1u))
+        [[likely]] {
+      return true;
+    }
+    report_peer_access(run, *a, address, bytes, flags, site);
+    return false;
+  }
+  report_bad_access(run, a, address, bytes, flags, site);
   return false;
 }
 
 // Always on: a GPU faults on a misaligned access whatever the checks say.
-void report_misaligned(BlockRun& run, const Allocation* a, const void* address, std::size_t bytes,
-                       std::size_t alignment, unsigned flags, SiteRef site) {
+[[gnu::cold, gnu::noinline]] void report_misaligned(BlockRun& run, const Allocation* a,
+                                                    const void* address, std::size_t bytes,
+                                                    std::size_t alignment, unsigned flags,
+                                                    SiteRef site) {
   const auto p = reinterpret_cast<std::uintptr_t>(address);
   const bool shared = flags & kShared;
   Report r = access_report(run, ReportKind::misaligned_address, a, address, bytes, flags);
@@ -144,133 +160,54 @@ void report_misaligned(BlockRun& run, const Allocation* a, const void* address, 
   run.launch->report(std::move(r), cudaErrorMisalignedAddress, site);
 }
 
-void check_initialised(BlockRun& run, Allocation& a, const void* address, std::size_t bytes,
-                       unsigned flags, SiteRef site) {
-  const auto p = reinterpret_cast<std::uintptr_t>(address);
-  const std::uint8_t* init = a.initialised.get();
-  if (!init) return;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    if (!std::atomic_ref<const std::uint8_t>(init[p - a.base + i])
-             .load(std::memory_order_relaxed)) {
-      Report r = access_report(run, ReportKind::uninitialized_read, &a, address, bytes, flags);
-      std::ostringstream what;
-      what << "Uninitialised read of " << bytes << " bytes at " << hex(p) << " (offset "
-           << p - a.base << " of allocation " << hex(a.base)
-           << "): nothing wrote this memory since cudaMalloc (no kernel store, cudaMemset or "
-              "cudaMemcpy)";
-      r.message = what.str();
-      run.launch->report(std::move(r), cudaSuccess, site);
-      return;
-    }
-  }
-}
-
-// Two accesses of one block are ordered if a barrier separates them, or if
-// both lanes are in one warp and a warp collective completed in between.
-bool ordered(const BlockRun& run, unsigned other, std::uint32_t other_syncs) {
-  const ThreadState& me = *current_thread;
-  if (run.threads[other].warp != me.warp) return false;
-  return run.warps[me.warp].syncs != other_syncs;
-}
-
-void check_intra_block_race(BlockRun& run, const Allocation* a, const void* address,
-                            std::size_t bytes, unsigned flags, SiteRef site) {
-  const auto p = reinterpret_cast<std::uintptr_t>(address);
-  const unsigned me = current_thread->linear;
-  const std::uint16_t me1 = static_cast<std::uint16_t>(me + 1);
-  const std::uint32_t syncs = run.warps[current_thread->warp].syncs;
-  for (std::uintptr_t word = p & ~std::uintptr_t{3}; word < p + bytes; word += 4) {
-    // The bytes of this word that the access covers.
-    std::uint8_t mask = 0;
-    for (unsigned b = 0; b < 4; ++b) {
-      if (word + b >= p && word + b < p + bytes) mask |= static_cast<std::uint8_t>(1u << b);
-    }
-    WordShadow& w = run.shadow.at(word);
-    if (w.epoch != run.epoch) {
-      w = WordShadow{};
-      w.epoch = run.epoch;
-    }
-    auto conflicts = [&](const WordShadow::Access& a) {
-      return a.thread && a.thread != me1 && (a.mask & mask) &&
-             !ordered(run, a.thread - 1u, a.warp_syncs);
-    };
-    const char* conflict = nullptr;
-    const WordShadow::Access* other = nullptr;
-    if (conflicts(w.writer)) {
-      conflict = (flags & kWrite) ? "write-after-write" : "read-after-write";
-      other = &w.writer;
-    } else if (flags & kWrite) {
-      for (const auto& r : w.readers) {
-        if (conflicts(r)) {
-          conflict = "write-after-read";
-          other = &r;
-          break;
-        }
-      }
-    }
-    if (conflict) {
-      Report r = access_report(run, ReportKind::intra_block_race, a, address, bytes, flags);
-      std::ostringstream what;
-      const uint3 t = run.threads[other->thread - 1u].thread_idx;
-      what << "Race (" << conflict << ") on " << ((flags & kShared) ? "shared" : "global")
-           << " memory " << hex(word) << ": this " << kind_word(flags) << " at "
-           << format_site(site) << " and thread (" << t.x << "," << t.y << "," << t.z
-           << ")'s access at " << format_site(other->site)
-           << " fall in the same barrier interval (a __syncthreads() is missing between them)";
-      r.message = what.str();
-      run.launch->report(std::move(r), cudaSuccess, site);
-    }
-    const WordShadow::Access mine{me1, mask, syncs, site};
-    if (flags & kWrite) {
-      if (w.writer.thread == me1) mask |= w.writer.mask;
-      w.writer = mine;
-      w.writer.mask = mask;
-    } else if (w.readers[0].thread == 0 || w.readers[0].thread == me1) {
-      w.readers[0] = mine;
-    } else {
-      w.readers[1] = mine;
-    }
-  }
-}
-
-void check_inter_block_race(BlockRun& run, Allocation& a, const void* address, std::size_t bytes,
-                            unsigned flags, SiteRef site) {
-  // Word granularity: sub-word stores (half, char) by neighbouring blocks
-  // would share a word without racing, so they are not checked.
-  if (bytes < 4) return;
-  const auto p = reinterpret_cast<std::uintptr_t>(address);
-  std::atomic<std::uint64_t>* shadow = a.writer_shadow();
-  const std::uint64_t mine = (run.race_phase << 40) | (run.info.block_linear + 1);
-  for (std::uintptr_t word = p & ~std::uintptr_t{3}; word < p + bytes; word += 4) {
-    std::uint64_t old = shadow[(word - a.base) / 4].exchange(mine, std::memory_order_relaxed);
-    if (old != 0 && old != mine && (old >> 40) == (mine >> 40)) {
-      const std::uint64_t other_block = (old & ((std::uint64_t{1} << 40) - 1)) - 1;
-      Report r = access_report(run, ReportKind::inter_block_race, &a, address, bytes, flags);
-      const dim3 g = run.info.grid_dim;
-      std::ostringstream what;
-      what << "Race between blocks: block (" << other_block % g.x << "," << other_block / g.x % g.y
-           << "," << other_block / (std::uint64_t{g.x} * g.y) << ") and this block both wrote "
-           << hex(word) << " (offset " << word - a.base << " of allocation " << hex(a.base)
-           << ") without atomics; the result depends on which block runs last";
-      r.message = what.str();
-      run.launch->report(std::move(r), cudaSuccess, site);
-      return;
-    }
-  }
-}
-
 }  // namespace
 
-namespace {
+// The reports of access_checks.hpp's checks, out of the per-access path.
 
-void trace(BlockRun& run, const void* address, std::size_t bytes, unsigned flags, SiteRef site) {
-  run.trace.push_back(RawAccess{reinterpret_cast<std::uint64_t>(address), site,
-                                static_cast<std::uint16_t>(current_thread->linear),
-                                static_cast<std::uint8_t>(bytes),
-                                static_cast<std::uint8_t>(flags)});
+void report_uninitialised(BlockRun& run, const Allocation& a, const void* address,
+                          std::size_t bytes, unsigned flags, SiteRef site) {
+  const CheckingAnAccess scope;
+  const auto p = reinterpret_cast<std::uintptr_t>(address);
+  Report r = access_report(run, ReportKind::uninitialized_read, &a, address, bytes, flags);
+  std::ostringstream what;
+  what << "Uninitialised read of " << bytes << " bytes at " << hex(p) << " (offset " << p - a.base
+       << " of allocation " << hex(a.base)
+       << "): nothing wrote this memory since cudaMalloc (no kernel store, cudaMemset or "
+          "cudaMemcpy)";
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaSuccess, site);
 }
 
-}  // namespace
+void report_intra_block_race(BlockRun& run, const Allocation* a, const void* address,
+                             std::size_t bytes, unsigned flags, SiteRef site, std::uintptr_t word,
+                             const char* conflict, const WordShadow::Access& other) {
+  const CheckingAnAccess scope;
+  Report r = access_report(run, ReportKind::intra_block_race, a, address, bytes, flags);
+  std::ostringstream what;
+  const uint3 t = run.threads[other.thread - 1u].thread_idx;
+  what << "Race (" << conflict << ") on " << ((flags & kShared) ? "shared" : "global") << " memory "
+       << hex(word) << ": this " << kind_word(flags) << " at " << format_site(site)
+       << " and thread (" << t.x << "," << t.y << "," << t.z << ")'s access at "
+       << format_site(other.site)
+       << " fall in the same barrier interval (a __syncthreads() is missing between them)";
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaSuccess, site);
+}
+
+void report_inter_block_race(BlockRun& run, const Allocation& a, const void* address,
+                             std::size_t bytes, unsigned flags, SiteRef site, std::uintptr_t word,
+                             std::uint64_t other_block) {
+  const CheckingAnAccess scope;
+  Report r = access_report(run, ReportKind::inter_block_race, &a, address, bytes, flags);
+  const dim3 g = run.info.grid_dim;
+  std::ostringstream what;
+  what << "Race between blocks: block (" << other_block % g.x << "," << other_block / g.x % g.y
+       << "," << other_block / (std::uint64_t{g.x} * g.y) << ") and this block both wrote "
+       << hex(word) << " (offset " << word - a.base << " of allocation " << hex(a.base)
+       << ") without atomics; the result depends on which block runs last";
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaSuccess, site);
+}
 
 bool on_access_at(const Allocation* allocation, const void* address, std::size_t bytes,
                   std::size_t alignment, unsigned flags, SiteRef site) noexcept {
@@ -290,7 +227,8 @@ bool on_access_at(const Allocation* allocation, const void* address, std::size_t
   if (!shared && checks.bounds && !check_bounds(*run, allocation, address, bytes, flags, site)) {
     // Still an access for the race checker between streams: a read of a
     // block that another stream freed is the very hazard it names.
-    if (run->launch->recording) trace(*run, address, bytes, flags, site);
+    if (run->launch->recording)
+      trace_access(*run, reinterpret_cast<std::uintptr_t>(address), bytes, flags, site);
     return false;
   }
   if (!shared && allocation && !allocation->freed.load(std::memory_order_relaxed)) {
@@ -306,7 +244,8 @@ bool on_access_at(const Allocation* allocation, const void* address, std::size_t
   if (checks.races && !(flags & kAtomic)) {
     check_intra_block_race(*run, allocation, address, bytes, flags, site);
   }
-  if (run->launch->recording) trace(*run, address, bytes, flags, site);
+  if (run->launch->recording)
+    trace_access(*run, reinterpret_cast<std::uintptr_t>(address), bytes, flags, site);
   return true;
 }
 
@@ -320,9 +259,8 @@ const Allocation* shared_space() noexcept {
 
 namespace cudalab::emu {
 
-std::atomic<std::uint64_t>* Allocation::writer_shadow() {
-  std::atomic<std::uint64_t>* s = last_writer.load(std::memory_order_acquire);
-  if (s) return s;
+std::atomic<std::uint64_t>* Allocation::make_writer_shadow() {
+  std::atomic<std::uint64_t>* s = nullptr;
   auto* made = new std::atomic<std::uint64_t>[(bytes + 3) / 4]();
   if (last_writer.compare_exchange_strong(s, made, std::memory_order_acq_rel)) return made;
   delete[] made;

@@ -67,7 +67,12 @@ class StackPool {
 
 struct Worker {
   StackPool stacks;
-  BlockRun run;
+  // On the heap, not in the thread-local Worker: the library has an
+  // initial-exec thread-local (checking_an_access), so a shared object that
+  // links it (a lab's PyTorch op, loaded with dlopen) must find room for
+  // all of its thread-locals in glibc's small static-TLS reserve, and the
+  // checked path's caches in BlockRun take kilobytes.
+  std::unique_ptr<BlockRun> run = std::make_unique<BlockRun>();
   std::vector<Fiber*> spare_fibers;
   std::vector<unsigned char> shared_arena;
   std::vector<std::uint8_t> shared_written;
@@ -98,10 +103,10 @@ Fiber* new_fiber() {
 
 }  // namespace
 
-BlockRun& this_worker_block() { return worker.run; }
+BlockRun& this_worker_block() { return *worker.run; }
 
 void fiber_main(ctx::transfer_t t) {
-  BlockRun* run = &worker.run;  // fibers never leave the worker that made them
+  BlockRun* run = worker.run.get();  // fibers never leave the worker that made them
   run->resumed(t);
   Fiber* self = run->running;
   run->fiber_loop(self);
@@ -256,7 +261,7 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
     report(ReportKind::divergent_barrier, me, what.str(), &site, cudaErrorLaunchFailure);
   }
   barrier_arrived = 0;
-  ++epoch;
+  shadow.next_interval();
   for (unsigned t : barrier_waiters) {
     extra[t].result = static_cast<std::uint64_t>(barrier_count);
     make_ready(t);
@@ -427,7 +432,7 @@ std::atomic<std::uint64_t> launch_counter{0};
 
 void run_block(LaunchState& launch, std::uint64_t linear) {
   register_worker_thread();  // once per OS thread: a watchdog may ask where it is
-  BlockRun& run = worker.run;
+  BlockRun& run = *worker.run;
   const dim3 g = launch.grid, b = launch.block;
   run.launch = &launch;
   ++run.serial;
@@ -470,15 +475,18 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.coalescing_lanes = 0;
   run.race_phase = launch.id;
   run.barrier_arrived = 0;
-  run.epoch = 1;
-  run.shadow.clear();
   run.trace.clear();
   if (run.cache_launch != launch.id) {
     run.cache_launch = launch.id;
     for (auto& c : run.cached) c = {};
+    for (auto& c : run.site_cache) c = {};
   }
   const Checks& checks = launch.options.checks;
+  run.shadow.start_block(checks.races);
   run.trace_only = launch.recording && !checks.bounds && !checks.races && !checks.uninitialized;
+  run.check_races = checks.races;
+  run.check_uninitialized = checks.uninitialized;
+  run.recording = launch.recording;
   prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
   run.execute();
   if (launch.grid_barrier) launch.grid_barrier->block_finished(linear, g.x, g.y);

@@ -19,6 +19,7 @@
 #include "cudalab/emu/access_hooks.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "cudalab/emu/thread_state.hpp"
+#include "shadow_bytes.hpp"
 
 namespace cudalab::emu {
 
@@ -39,22 +40,36 @@ struct Allocation {
   unsigned managed_flags = 0;     // cudaMallocManaged: cudaMemAttachGlobal or cudaMemAttachHost
   std::atomic<bool> freed{false};
   std::unique_ptr<std::uint8_t[]> initialised;  // one byte per byte: written yet?
+  // Every byte written at once (a cudaMemset or cudaMemcpy of the whole
+  // allocation, as test harnesses fill their inputs): then the per-byte
+  // shadow is neither read nor written any more. Reset with `initialised`.
+  std::atomic<bool> wholly_initialised{false};
   // Per 4-byte word: (launch id << 40) | (block + 1) of the last plain
   // writer, for the inter-block write-write check. Made on first need.
   std::atomic<std::atomic<std::uint64_t>*> last_writer{nullptr};
 
   ~Allocation() { delete[] last_writer.load(); }
-  std::atomic<std::uint64_t>* writer_shadow();
-  // Inline: every traced write calls it, mostly with a constant n that the
-  // compiler then unrolls. Relaxed byte stores, since blocks on other
-  // workers may mark the same bytes.
+  std::atomic<std::uint64_t>* writer_shadow() {
+    std::atomic<std::uint64_t>* s = last_writer.load(std::memory_order_acquire);
+    return s ? s : make_writer_shadow();
+  }
+  std::atomic<std::uint64_t>* make_writer_shadow();  // checks.cpp
+  // Inline: every traced write calls it, mostly with a constant n of 1 to
+  // 16, which is one store (shadow_bytes.hpp).
   void mark_initialised(std::uintptr_t address, std::size_t n) noexcept {
     std::uint8_t* const first = initialised.get();
-    if (!first) return;
-    std::uint8_t* const at = first + (address - base);
-    for (std::size_t i = 0; i < n; ++i) {
-      std::atomic_ref<std::uint8_t>(at[i]).store(1, std::memory_order_relaxed);
+    if (!first || wholly_initialised.load(std::memory_order_relaxed)) return;
+    if (address == base && n >= bytes) {
+      wholly_initialised.store(true, std::memory_order_relaxed);
+      return;
     }
+    detail::set_shadow_bytes(first + (address - base), n);
+  }
+  // Whether [address, address + n) was all written.
+  bool is_initialised(std::uintptr_t address, std::size_t n) const noexcept {
+    const std::uint8_t* const first = initialised.get();
+    if (!first || wholly_initialised.load(std::memory_order_relaxed)) return true;
+    return detail::shadow_bytes_set(first + (address - base), n);
   }
 };
 
@@ -256,20 +271,6 @@ std::string format_site(SiteRef s);
 // does (a harness helper launched the kernel for the student's function),
 // else `direct` (lab_code_place.cpp).
 SiteRef in_lab_code(SiteRef direct);
-
-// Per-block race shadow entry for one 4-byte word (checks.cpp): the last
-// writer and up to two distinct readers within the current barrier interval.
-struct WordShadow {
-  struct Access {
-    std::uint16_t thread = 0;  // thread + 1; 0: none
-    std::uint8_t mask = 0;     // bytes of the word it touched
-    std::uint32_t warp_syncs = 0;
-    SiteRef site;
-  };
-  std::uint32_t epoch = 0;
-  Access writer;
-  Access readers[2];
-};
 
 // True while the emulator checks an access (checks.cpp, hooks.cpp). An
 // access its own code makes meanwhile is not the kernel's: a report's

@@ -6,12 +6,15 @@
 // itself is compiled without the instrumentation.
 //
 // The fast path, in the order the tests run:
+//   checks and recording off, aligned for its size    -> nothing more (the hook
+//                                                        itself: a test, a return)
 //   not a CUDA thread (host code, other OS threads)   -> nothing to see
+//   a plain access where this site's allocation was   -> a checked global access
+//     (the per-site cache)                               (checked_global_access)
 //   the thread's own fiber stack (escaping locals)    -> nothing to see
-//   misaligned for its size                           -> report, stop the block
-//   checks and recording off                          -> nothing more
 //   the block's shared-memory arena                   -> a shared access
-//   the allocation this worker hit last               -> a global access
+//   an allocation this worker hit last                -> a global access
+//   misaligned for its size                           -> report, stop the block
 // and otherwise the slow path: the allocation registry (red zones and freed
 // memory give out-of-bounds and use-after-free reports), emulator state that
 // kernel code reads legitimately (its ThreadState and BlockInfo, the launch's
@@ -29,6 +32,7 @@
 #include <sstream>
 #include <vector>
 
+#include "access_checks.hpp"
 #include "block_run.hpp"
 
 namespace cudalab::emu::detail {
@@ -242,7 +246,11 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   if (allocation && !allocation->is_constant_bank &&
       !allocation->freed.load(std::memory_order_relaxed) && a >= allocation->base &&
       a + bytes <= allocation->base + allocation->bytes) {
-    run.cached[run.cache_next] = {allocation->base, allocation->bytes, allocation};
+    const bool accessible = allocation->device == run.device ||
+                            ((run.launch->accessible_devices >> allocation->device) & 1u);
+    run.cached[run.cache_next] = {
+        allocation->base, allocation->bytes, allocation, allocation->base + allocation->guard_front,
+        accessible ? allocation->bytes - allocation->guard_front - allocation->guard_back : 0};
     run.cache_next = (run.cache_next + 1) % BlockRun::kCachedAllocations;
   }
 }
@@ -256,40 +264,131 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   if ((flags & kWrite) && !allocation.freed.load(std::memory_order_relaxed)) {
     const_cast<Allocation&>(allocation).mark_initialised(a, bytes);
   }
-  run.trace.push_back(
-      RawAccess{a, SiteRef::at_pc(pc), static_cast<std::uint16_t>(current_thread->linear),
-                static_cast<std::uint8_t>(bytes), static_cast<std::uint8_t>(flags)});
+  trace_access(run, a, bytes, flags, SiteRef::at_pc(pc));
 }
 
-[[gnu::always_inline]] inline void seen(const void* address, std::size_t bytes,
-                                        std::size_t alignment, unsigned flags, const void* pc) {
-  const auto a = reinterpret_cast<std::uintptr_t>(address);
-  const bool aligned = (a & (alignment - 1)) == 0;
-  // Checks and recording off: only a misaligned access matters, wherever it is.
-  if (!access_hooks_on && aligned) [[likely]] {
+// What on_access_at does for a plain (not atomic) aligned access to the
+// part of a cached allocation the launch may touch (so it has passed the
+// bounds check): the same checks in the same order, without the tests that
+// cannot apply to such an access; with every check off (a Recording alone)
+// what trace_only_access does. Another access to a cached allocation
+// (atomics, guard bytes) goes through on_access_at, which reports a fault
+// but, as before this path existed, does not stop the block.
+[[gnu::always_inline]] inline void checked_global_access(BlockRun& run,
+                                                         const Allocation& allocation,
+                                                         std::uintptr_t a, std::size_t bytes,
+                                                         std::size_t alignment, unsigned flags,
+                                                         const void* pc) {
+  const auto* address = reinterpret_cast<const void*>(a);
+  const SiteRef site = SiteRef::at_pc(pc);
+  if (allocation.freed.load(std::memory_order_relaxed)) [[unlikely]] {
+    // Freed while the launch runs (cudaFreeAsync on another stream):
+    // on_access_at reports the use after free.
+    on_access_at(&allocation, address, bytes, alignment, flags, site);
     return;
   }
+  auto& live = const_cast<Allocation&>(allocation);
+  if ((flags & kRead) && run.check_uninitialized) {
+    check_initialised(run, live, address, bytes, flags, site);
+  }
+  if (flags & kWrite) {
+    live.mark_initialised(a, bytes);
+    if (run.check_races) check_inter_block_race(run, live, address, bytes, flags, site);
+  }
+  if (run.check_races) {
+    // A plain hook's access is aligned to its size (seen_when_on's test):
+    // of 4 bytes or more, it covers whole words.
+    const bool whole_words = alignment == bytes && bytes >= 4;
+    check_intra_block_race(run, &live, address, bytes, flags, site, whole_words);
+  }
+  if (run.recording) trace_access(run, a, bytes, flags, site);
+}
+
+// What a hook does once a check or a recording is on (or the access is
+// misaligned).
+[[gnu::always_inline]] inline void seen_when_on(const void* address, std::size_t bytes,
+                                                std::size_t alignment, unsigned flags,
+                                                const void* pc) {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const bool aligned = (a & (alignment - 1)) == 0;
   ThreadState* t = current_thread;
   BlockRun* run = t->run;
   if (!run) return;
+  // The common case first: a plain access by a site that touched the same
+  // allocation before, where the launch may touch (so neither the stack
+  // nor shared memory).
+  if (aligned && !(flags & kAtomic)) {
+    const BlockRun::SiteCacheEntry& s = run->site_cache[BlockRun::site_slot(pc)];
+    if (s.pc == pc && a - s.checked_low <= s.checked_bytes - bytes) [[likely]] {
+      checked_global_access(*run, *s.allocation, a, bytes, alignment, flags, pc);
+      return;
+    }
+  }
   if (a - t->stack_low < t->stack_bytes) return;
   if (a - run->shared_low < run->shared_bytes) {
     shared_access(*run, a, bytes, alignment, flags, SiteRef::at_pc(pc));
     return;
   }
   if (aligned) {
+    if (!(flags & kAtomic)) {
+      for (const BlockRun::CachedAllocation& c : run->cached) {
+        if (a - c.checked_low < c.checked_bytes) {
+          if (a - c.checked_low + bytes <= c.checked_bytes) [[likely]] {
+            // Only parts of at least 16 bytes: the site cache's one compare
+            // subtracts the access's size from the part's.
+            if (c.checked_bytes >= 16) {
+              run->site_cache[BlockRun::site_slot(pc)] = {pc, c.checked_low, c.checked_bytes,
+                                                          c.allocation};
+            }
+            checked_global_access(*run, *c.allocation, a, bytes, alignment, flags, pc);
+            return;
+          }
+          break;
+        }
+      }
+    }
     for (const BlockRun::CachedAllocation& c : run->cached) {
       if (a - c.low < c.bytes && a - c.low + bytes <= c.bytes) {
         if (run->trace_only) {
           trace_only_access(*run, *c.allocation, a, bytes, flags, pc);
-          return;
+        } else {
+          on_access_at(c.allocation, address, bytes, alignment, flags, SiteRef::at_pc(pc));
         }
-        on_access_at(c.allocation, address, bytes, alignment, flags, SiteRef::at_pc(pc));
         return;
       }
     }
   }
   slow_access(address, bytes, alignment, flags, pc);
+}
+
+// Out of line, so that a hook with checks and recording off is a test and a
+// return: inlined, the checked path's registers were saved and restored on
+// every call, checks on or off. One copy per size and kind of the plain
+// hooks, so that their sizes stay constants the checks fold.
+template <std::size_t Bytes, unsigned Flags>
+[[gnu::noinline]] void seen_fixed_when_on(const void* address, const void* pc) {
+  seen_when_on(address, Bytes, Bytes, Flags, pc);
+}
+[[gnu::noinline]] void seen_any_when_on(const void* address, std::size_t bytes,
+                                        std::size_t alignment, unsigned flags, const void* pc) {
+  seen_when_on(address, bytes, alignment, flags, pc);
+}
+
+// Checks and recording off: only a misaligned access matters, wherever it is.
+template <std::size_t Bytes, unsigned Flags>
+[[gnu::always_inline]] inline void seen_fixed(const void* address, const void* pc) {
+  if (!access_hooks_on && !(reinterpret_cast<std::uintptr_t>(address) & (Bytes - 1))) [[likely]] {
+    return;
+  }
+  seen_fixed_when_on<Bytes, Flags>(address, pc);
+}
+[[gnu::always_inline]] inline void seen(const void* address, std::size_t bytes,
+                                        std::size_t alignment, unsigned flags, const void* pc) {
+  if (!access_hooks_on && !(reinterpret_cast<std::uintptr_t>(address) & (alignment - 1)))
+      [[likely]] {
+    return;
+  }
+  seen_any_when_on(address, bytes, alignment, flags, pc);
 }
 
 // A range access (a struct copy, an access the compiler cannot prove
@@ -342,6 +441,7 @@ using cudalab::emu::detail::kRead;
 using cudalab::emu::detail::kWrite;
 using cudalab::emu::detail::seen;
 using cudalab::emu::detail::seen_atomic;
+using cudalab::emu::detail::seen_fixed;
 using cudalab::emu::detail::seen_range;
 
 #define CUDALAB_PC __builtin_return_address(0)
@@ -350,10 +450,10 @@ extern "C" {
 
 // ---- plain loads and stores -----------------------------------------------------------
 #define CUDALAB_EMU_ACCESS(n)                                                              \
-  void __tsan_read##n(void* a) { seen(a, n, n, kRead, CUDALAB_PC); }                       \
-  void __tsan_write##n(void* a) { seen(a, n, n, kWrite, CUDALAB_PC); }                     \
-  void __tsan_volatile_read##n(void* a) { seen(a, n, n, kRead, CUDALAB_PC); }              \
-  void __tsan_volatile_write##n(void* a) { seen(a, n, n, kWrite, CUDALAB_PC); }            \
+  void __tsan_read##n(void* a) { seen_fixed<n, kRead>(a, CUDALAB_PC); }                    \
+  void __tsan_write##n(void* a) { seen_fixed<n, kWrite>(a, CUDALAB_PC); }                  \
+  void __tsan_volatile_read##n(void* a) { seen_fixed<n, kRead>(a, CUDALAB_PC); }           \
+  void __tsan_volatile_write##n(void* a) { seen_fixed<n, kWrite>(a, CUDALAB_PC); }         \
   void __tsan_unaligned_read##n(void* a) { seen_range(a, n, kRead, CUDALAB_PC); }          \
   void __tsan_unaligned_write##n(void* a) { seen_range(a, n, kWrite, CUDALAB_PC); }        \
   void __tsan_unaligned_volatile_read##n(void* a) { seen_range(a, n, kRead, CUDALAB_PC); } \

@@ -259,7 +259,7 @@ cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned int flags)
   a->managed_flags = flags;
   // Host writes are not seen, so every byte counts as written: a kernel's
   // read of managed memory is never an uninitialised read.
-  std::memset(a->initialised.get(), 1, bytes);
+  a->mark_initialised(a->base, bytes);
   install_handler();
   State& s = state();
   {
