@@ -142,7 +142,10 @@ void launch(Program program, Grid grid, Args... args) {
   const dim3 programs(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
                       static_cast<unsigned>(grid.z));
 #if CUDALAB_GPU
-  detail::run_program<Program, Args...><<<programs, kThreads> > >(program, args...);
+  // clang-format would split the launch's chevrons in a .hpp file.
+  // clang-format off
+  detail::run_program<Program, Args...><<<programs, kThreads>>>(program, args...);
+  // clang-format on
 #else
   // What tools/emu_rewrite.py makes of the launch above: this header is
   // compiled as it is, not rewritten.
