@@ -1,8 +1,8 @@
 // Internal: the checks every checked access makes (uninitialised reads,
 // races within a block and between blocks), inline for the two paths that
-// make them: on_access_at (checks.cpp; global_ptr accesses and the hooks'
-// general case) and the hooks' path for a global access to an allocation
-// they have cached (hooks.cpp). Only the common case is here: what a check
+// make them: on_access_at (checks.cpp; the hooks' general case) and the
+// hooks' path for a global access to an allocation they have cached
+// (hooks.cpp). Only the common case is here: what a check
 // reports is built by the report_* functions (checks.cpp), out of line, so
 // that the per-access path carries no message-building code and its frame.
 #pragma once
@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "block_run.hpp"
-#include "cudalab/emu/global_ptr.hpp"
+#include "cudalab/emu/access_hooks.hpp"
 
 namespace cudalab::emu::detail {
 
