@@ -203,7 +203,8 @@ TEST(Lab06View, TheFusedForwardOnTheEmulatorVisitsEveryKeyTile) {
   if (out.unfinished.count(View::kTiles)) GTEST_SKIP() << out.unfinished.at(View::kTiles);
   ASSERT_TRUE(out.tiles.has_value()) << out.error;
   EXPECT_TRUE(out.error.empty()) << out.error;
-  const auto tile = ::lab06::harness::make_emulator_backend()->flash_tile(64);
+  const auto tile =
+      ::lab06::harness::make_emulator_backend()->call(::lab06::harness::entry::flash_tile, 64);
   expect_walk(*out.tiles, 200, tile, false);
   ASSERT_EQ(out.tiles->step_series.size(), 2u);
   EXPECT_EQ(out.tiles->step_series[0].values.size(), ceil_div(200, tile.key_rows));
@@ -226,7 +227,8 @@ TEST(Lab06View, TheCausalForwardOnTheEmulatorSkipsTheTilesAboveTheDiagonal) {
   if (out.unfinished.count(View::kTiles)) GTEST_SKIP() << out.unfinished.at(View::kTiles);
   ASSERT_TRUE(out.tiles.has_value()) << out.error;
   EXPECT_TRUE(out.error.empty()) << out.error;
-  const auto tile = ::lab06::harness::make_emulator_backend()->flash_tile(64);
+  const auto tile =
+      ::lab06::harness::make_emulator_backend()->call(::lab06::harness::entry::flash_tile, 64);
   expect_walk(*out.tiles, 200, tile, true);
   EXPECT_EQ(out.tiles->step_series[0].values.size(), ceil_div(151, tile.key_rows));
 }
