@@ -6,8 +6,11 @@
 // elements are their 16-bit patterns.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,14 +24,30 @@ using cudalab::harness::In;
 using cudalab::harness::Observation;
 using cudalab::harness::Out;
 using cudalab::harness::RunOptions;
+using cudalab::harness::Size;
 
 namespace entry {
+// A count the tests pass, as the element count of the vectors it sizes
+// (each entry declares its vectors' sizes, checked before anything runs).
+inline std::size_t elements(int count, const char* name) {
+  if (count < 0) {
+    throw std::invalid_argument(std::string(name) + " = " + std::to_string(count) +
+                                " is not a count");
+  }
+  return static_cast<std::size_t>(count);
+}
+
 // Exercise 1: element-wise conversions of n values, each by the student's
 // device function in a kernel. `out` comes back with what the device holds.
-inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_fp16{"to_fp16"};
-inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_bf16{"to_bf16"};
+inline constexpr auto conversion_sizes = [](int n) -> std::array<Size, 2> {
+  return {{{"out", elements(n, "n")}, {"in", elements(n, "n")}}};
+};
+inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_fp16{"to_fp16",
+                                                                                  conversion_sizes};
+inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_bf16{"to_bf16",
+                                                                                  conversion_sizes};
 inline constexpr Entry<void(Out<float> out, In<float> in, int n, Tf32Rounding rounding)> to_tf32{
-    "to_tf32"};
+    "to_tf32", [](int n, Tf32Rounding) { return conversion_sizes(n); }};
 
 // Exercise 3 (host code): A (m x k) * B (k x n) in double precision, and
 // the normwise relative error ||C - exact||_F / ||exact||_F.
@@ -42,29 +61,40 @@ inline constexpr Entry<double(std::vector<float> c, std::vector<double> exact)>
 // block i is a[i*kb .. i*kb+kb), b likewise, c[i], with kb =
 // numerics::mma_k_block(format); d[i] gets the prediction. Operands are bit
 // patterns (fp16/bf16 in the low 16 bits, TF32 as an fp32 pattern).
+inline constexpr auto block_sizes = [](MmaFormat format, int blocks) -> std::array<Size, 4> {
+  const std::size_t kb = static_cast<std::size_t>(cudalab::numerics::mma_k_block(format));
+  const std::size_t count = elements(blocks, "blocks");
+  return {{{"a", count * kb}, {"b", count * kb}, {"c", count}, {"d", count}}};
+};
 inline constexpr Entry<void(MmaFormat format, In<std::uint32_t> a, In<std::uint32_t> b, In<float> c,
                             Out<float> d, int blocks)>
-    predict_mma{"predict_mma"};
+    predict_mma{"predict_mma", block_sizes};
 // The same blocks through the tensor-core instruction itself (harness code,
 // mma_instruction.cuh): mma.sync on the GPU, the emulator's model of it on
 // the emulator. The same signature, so one test body runs either.
 inline constexpr Entry<void(MmaFormat format, In<std::uint32_t> a, In<std::uint32_t> b, In<float> c,
                             Out<float> d, int blocks)>
-    mma_instruction{"mma_instruction"};
+    mma_instruction{"mma_instruction", block_sizes};
 
 // Exercise 5: the student's tensor-core GEMM, C (m x n, fp32) = A (m x k) *
 // B (k x n). `c` goes to the device as it is (fill it with NaN first).
+inline constexpr auto gemm_sizes = [](int m, int n, int k) -> std::array<Size, 3> {
+  const std::size_t rows = elements(m, "m"), columns = elements(n, "n"), depth = elements(k, "k");
+  return {{{"a", rows * depth}, {"b", depth * columns}, {"c", rows * columns}}};
+};
 inline constexpr Entry<void(In<std::uint16_t> a, In<std::uint16_t> b, Out<float> c, int m, int n,
                             int k)>
-    tc_gemm_fp16{"tc_gemm_fp16"};
+    tc_gemm_fp16{"tc_gemm_fp16", gemm_sizes};
 inline constexpr Entry<void(In<float> a, In<float> b, Out<float> c, int m, int n, int k)>
-    tc_gemm_tf32{"tc_gemm_tf32"};
+    tc_gemm_tf32{"tc_gemm_tf32", gemm_sizes};
 
 // Exercise 6: the student's operand preparation of n values, in place on
 // `x` (on the device), and (host code) their mean signed relative error of
 // C against the exact product.
 inline constexpr Entry<void(Out<float> x, int n, OperandRounding rounding)> round_operands{
-    "round_operands"};
+    "round_operands", [](int n, OperandRounding) -> std::array<Size, 1> {
+      return {{{"x", elements(n, "n")}}};
+    }};
 inline constexpr Entry<double(std::vector<float> c, std::vector<double> exact)> mean_signed_error{
     "mean_signed_error"};
 }  // namespace entry

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backend.hpp"
@@ -40,6 +43,36 @@ TEST_P(EndToEnd, Fp16TensorCoreGemmAgreesWithBlas) {
   EXPECT_GT(mine_error, 0.0) << "an fp16 product of random matrices is never exact";
   EXPECT_LT(mine_error, 2.0 * blas_error + 1e-6)
       << "your tensor-core GEMM should be about as accurate as cuBLAS in fp16";
+}
+
+// Each entry declares its vectors' sizes: a vector of the wrong size, or a
+// negative count, is refused by name before anything reaches the device,
+// and the output keeps what it held.
+TEST_P(EndToEnd, WrongSizesAreRefusedByNameAndChangeNothing) {
+  const auto refusal = [](const auto& call) -> std::string {
+    try {
+      call();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::vector<float> in(10, 1.5f);
+  std::vector<std::uint16_t> out(9, 0xBEEF);
+  EXPECT_EQ(refusal([&] { backend().call(harness::entry::to_fp16, out, in, 10); }),
+            "to_fp16: out has 9 elements; the call's other arguments need 10");
+  EXPECT_EQ(out, std::vector<std::uint16_t>(9, 0xBEEF));
+  std::vector<float> x(4, 2.0f);
+  EXPECT_EQ(refusal([&] {
+              backend().call(harness::entry::round_operands, x, -1, OperandRounding::nearest_even);
+            }),
+            "n = -1 is not a count");
+  EXPECT_EQ(x, std::vector<float>(4, 2.0f));
+  const std::vector<float> a(6 * 5), b(5 * 7 - 1);
+  std::vector<float> c(6 * 7, -1.0f);
+  EXPECT_EQ(refusal([&] { backend().call(harness::entry::tc_gemm_tf32, a, b, c, 6, 7, 5); }),
+            "tc_gemm_tf32: b has 34 elements; the call's other arguments need 35");
+  EXPECT_EQ(c, std::vector<float>(6 * 7, -1.0f));
 }
 
 CUDALAB_ON_BOTH_BACKENDS(EndToEnd);
