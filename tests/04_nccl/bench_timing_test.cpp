@@ -3,9 +3,6 @@
 // ranks with a device each and, on a GPU machine, through NCCL. Every
 // rank's output is checked after the repeats, so nothing is wrong; on the
 // emulator this is the only run of that loop short of a GPU machine.
-// (Through the emulator's NCCL the loop crashes inside the emulator, heap
-// corruption seen in its fiber pool during cudaEventSynchronize, so the
-// emulator runs simulated ranks only.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,7 +18,6 @@ TEST_P(BenchTiming, EveryCollectiveAndTheRingLeaveNoWrongElement) {
   // Simulated ranks need a device each here as in the benchmark.
   const int ranks = std::min(3, reference().nccl_devices());
   for (const CommKind kind : {CommKind::simulated, CommKind::nccl}) {
-    if (kind == CommKind::nccl && on_emulator()) continue;
     const char* on = kind == CommKind::nccl ? " through NCCL" : " on simulated ranks";
     for (const auto& collective : cudalab::comm::kCollectives) {
       const cudalab::harness::TimedCollective timed =
