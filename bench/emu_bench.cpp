@@ -144,8 +144,9 @@ int fidelity(const std::string& out_path) {
   return 0;
 }
 
-// The count of ctest's tests in `build_dir` with `label` and not `gpu`, from
-// `ctest -N`'s last line ("Total Tests: N"); -1 when ctest cannot be run.
+// How many tests ctest's `selection` (its folder and label arguments)
+// names, from `ctest -N`'s last line ("Total Tests: N"); -1 when ctest
+// cannot be run.
 int count_lab_tests(const std::string& selection) {
   FILE* pipe = popen(("ctest -N " + selection + " 2>/dev/null").c_str(), "r");
   if (pipe == nullptr) return -1;
