@@ -7,13 +7,31 @@ JSON to the lab's bench program (--pytorch-json):
   {"tool": "bench_pytorch.py", "torch_version": "...", "device": "...", "repeats": 20,
    "figures": [{"shape": [...], "bytes": ..., "time_ms": ...}, ...]}
 
-(plus "version" and "flops" in a figure when the lab's cases give them, and
-the keys a lab's extra_results adds).
+(plus "version" and "flops" in a figure when the lab's cases give them,
+"skipped": the versions runs() found unable to run here, and the keys a
+lab's extra_results adds). on_every_gpu() is the same for a job of one
+process per GPU (lab 04's torch.distributed).
 """
 import argparse
 import json
+import socket
 import statistics
 import sys
+
+SKIPPED = []
+
+
+def runs(version, check):
+    """Whether `version` runs here: check() runs it once and compares it
+    with its reference (raising when it differs). A version this PyTorch
+    build or GPU does not have, or that gives a wrong result, is named under
+    "skipped" with the first line of why, and not timed."""
+    try:
+        check()
+        return True
+    except Exception as error:
+        SKIPPED.append(f"{version}: {str(error).splitlines()[0][:200]}")
+        return False
 
 
 def median_ms(torch, work, flush, repeats):
@@ -67,7 +85,7 @@ def main(description, cases, extra_arguments=None, extra_results=None):
 
     result = {"tool": "bench_pytorch.py", "torch_version": torch.__version__,
               "device": torch.cuda.get_device_name(device), "repeats": args.repeats,
-              "figures": figures}
+              "figures": figures, "skipped": SKIPPED}
     if extra_results:
         result.update(extra_results(torch, device, args,
                                     lambda work: median_ms(torch, work, flush, args.repeats)))
@@ -77,3 +95,41 @@ def main(description, cases, extra_arguments=None, extra_results=None):
             f.write(text + "\n")
     else:
         print(text)
+
+
+def on_every_gpu(description, worker):
+    """main() of a job of one process per visible GPU, as torchrun would
+    start them: worker(rank, world_size, out) in each, its process group
+    (NCCL) set up and torn down here; rank 0 writes --out. When PyTorch,
+    CUDA or NCCL cannot run here, --out gets {"error": why} instead."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    try:
+        import torch
+        import torch.distributed as dist
+        import torch.multiprocessing as mp
+
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch.cuda.is_available() is False")
+        if not dist.is_nccl_available():
+            raise RuntimeError("this PyTorch has no NCCL backend")
+        with socket.socket() as s:  # a free port for the ranks to meet on
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        mp.spawn(_rank, args=(torch.cuda.device_count(), port, worker, args.out),
+                 nprocs=torch.cuda.device_count())
+    except Exception as error:  # report why, the benchmark records it as a note
+        with open(args.out, "w") as f:
+            json.dump({"error": f"{type(error).__name__}: {error}".splitlines()[0]}, f)
+
+
+def _rank(rank, world, port, worker, out):
+    import torch
+    import torch.distributed as dist
+
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world, device_id=torch.device("cuda", rank))
+    worker(rank, world, out)
+    dist.destroy_process_group()
