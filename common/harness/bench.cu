@@ -146,8 +146,8 @@ std::string BenchRun::pytorch_anchor(const std::string& version,
   return "";
 }
 
-bool BenchRun::passes_check(const std::string& version, const std::string& shape,
-                            const std::function<std::string()>& check) {
+bool passes_check(const std::string& version, const std::string& shape,
+                  const std::function<std::string()>& check) {
   std::string wrong;
   try {
     wrong = check();
@@ -166,7 +166,9 @@ std::string what_is_wrong(const Observation& call, const Comparison& result) {
     return "it wrote " + std::to_string(call.guard_elements_changed) +
            " elements outside its output";
   }
-  return result.ok ? "" : result.to_string();
+  if (result.ok) return "";
+  const std::string text = result.to_string();  // its first line: counts, rule, worst errors
+  return text.substr(0, text.find('\n'));
 }
 
 void BenchRun::print_header(const std::string& title, const std::string& shape_heading,
@@ -181,13 +183,15 @@ void BenchRun::print_row(const Figure& f) const {
   char fraction[32] = "-";
   if (f.fraction_of) std::snprintf(fraction, sizeof fraction, "%.2f", f.fraction_of->value);
   char error[32] = "-";
-  if (f.errors && f.errors->normwise)
+  if (f.errors && f.errors->normwise) {
     std::snprintf(error, sizeof error, "%.2e", *f.errors->normwise);
+  }
   std::string shape;
   for (const auto d : f.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
   std::printf("%-34s %18s %10.3f %10.1f %10s", f.version.c_str(), shape.c_str(), f.time_ms, f.value,
               fraction);
-  std::printf(table_with_errors_ ? " %10s\n" : "\n", error);
+  if (table_with_errors_) std::printf(" %10s", error);
+  std::printf("\n");
 }
 
 void BenchRun::print_pytorch_rows(const std::string& title, const std::string& shape_heading,

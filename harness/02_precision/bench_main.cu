@@ -13,6 +13,7 @@
 // called through the backend on small integers at an awkward shape, where C
 // must equal the exact product; a wrong one is reported and not timed.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -151,29 +152,55 @@ std::string shape_text(int m, int n, int k) {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-// A student GEMM: its call as the tests make it, its function on device
-// pointers, and cuBLAS in the same arithmetic (its anchor).
+// A student GEMM: its call as the tests make it (fp32 A and B on the host,
+// m, n, k), its function on device pointers, and cuBLAS in the same
+// arithmetic (its anchor).
 struct Student {
   const char* version;
   const BlasVersion& anchor;
-  std::function<cudalab::harness::Observation(const Operands&, std::vector<float>& c)> call;
+  std::function<cudalab::harness::Observation(const std::vector<float>& a,
+                                              const std::vector<float>& b, std::vector<float>& c,
+                                              int m, int n, int k)>
+      call;
   std::function<void(const Operands&, float* c)> gemm;
 };
+
+// The lab's GEMMs as `lab` (a backend's build of the lab code) has them.
+std::array<Student, 2> students_of(lab02::harness::Backend& lab) {
+  namespace entry = lab02::harness::entry;
+  const auto tc_gemm_fp16 = lab.device_function(entry::tc_gemm_fp16);
+  const auto tc_gemm_tf32 = lab.device_function(entry::tc_gemm_tf32);
+  return {{{"tc_gemm_fp16", kBlas[2],
+            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
+                   int m, int n, int k) {
+              return lab.call(entry::tc_gemm_fp16, cudalab::numerics::to_fp16_bits(a),
+                              cudalab::numerics::to_fp16_bits(b), c, m, n, k);
+            },
+            [=](const Operands& x, float* c) {
+              tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
+            }},
+           {"tc_gemm_tf32", kBlas[1],
+            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
+                   int m, int n, int k) { return lab.call(entry::tc_gemm_tf32, a, b, c, m, n, k); },
+            [=](const Operands& x, float* c) {
+              tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
+            }}}};
+}
 
 // The tests' exact check: integers in [-4, 4], so that every product and sum
 // is exact in fp16, TF32 and fp32, at 133 x 71 x 97 (partial tiles
 // everywhere); C starts as NaN, so an element left unwritten fails.
-bool passes_exact_check(BenchRun& run, const Student& student, cudalab::Random& rng) {
+bool passes_exact_check(const Student& student, cudalab::Random& rng) {
   const auto integers = [&](std::size_t count) {
     const std::vector<int> values = rng.uniform(count, -4, 4);
     return std::vector<float>(values.begin(), values.end());
   };
   const int m = 133, n = 71, k = 97;
-  const Operands x{m, n, k, integers(m * k), integers(k * n)};
-  return run.passes_check(student.version, shape_text(m, n, k), [&] {
+  const std::vector<float> a = integers(m * k), b = integers(k * n);
+  return cudalab::harness::passes_check(student.version, shape_text(m, n, k), [&] {
     std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
-    const cudalab::harness::Observation call = student.call(x, c);
-    const std::vector<double> exact = exact_rows(x.a, x.b, n, k, sampled_rows(m, m));
+    const cudalab::harness::Observation call = student.call(a, b, c, m, n, k);
+    const std::vector<double> exact = exact_rows(a, b, n, k, sampled_rows(m, m));
     return cudalab::harness::what_is_wrong(call, cudalab::compare(c, exact, {0, 0}));
   });
 }
@@ -182,32 +209,10 @@ void bench_students(BenchRun& run, cudalab::blas::Handle& handle, cudalab::Rando
   std::string why_not;
   const auto gpu = lab02::harness::make_gpu_backend(&why_not);
   if (gpu == nullptr) throw std::runtime_error("lab02_bench needs the GPU backend: " + why_not);
-  namespace entry = lab02::harness::entry;
-  // The lab's GEMMs as the GPU build compiled them, on device pointers.
-  const auto tc_gemm_fp16 = gpu->device_function(entry::tc_gemm_fp16);
-  const auto tc_gemm_tf32 = gpu->device_function(entry::tc_gemm_tf32);
-  const Student students[] = {
-      {"tc_gemm_fp16", kBlas[2],
-       [&](const Operands& x, std::vector<float>& c) {
-         const auto a = cudalab::numerics::to_fp16_bits(x.a);
-         const auto b = cudalab::numerics::to_fp16_bits(x.b);
-         return gpu->call(entry::tc_gemm_fp16, a, b, c, x.m, x.n, x.k);
-       },
-       [&](const Operands& x, float* c) {
-         tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
-       }},
-      {"tc_gemm_tf32", kBlas[1],
-       [&](const Operands& x, std::vector<float>& c) {
-         return gpu->call(entry::tc_gemm_tf32, x.a, x.b, c, x.m, x.n, x.k);
-       },
-       [&](const Operands& x, float* c) {
-         tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
-       }},
-  };
   run.print_header("your tensor-core GEMMs against cuBLAS on the same shape (the anchor)",
                    "m x n x k", "TFLOP/s", true);
-  for (const Student& student : students) {
-    if (!passes_exact_check(run, student, rng)) continue;
+  for (const Student& student : students_of(*gpu)) {
+    if (!passes_exact_check(student, rng)) continue;
     for (const int size : kStudentSizes) {
       const Operands x = uniform_operands(rng, size, size, size);
       // The anchor: cuBLAS timed here, so it shares the run and the inputs.

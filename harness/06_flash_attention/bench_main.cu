@@ -35,6 +35,7 @@ namespace {
 
 using cudalab::DeviceBuffer;
 using cudalab::harness::BenchRun;
+using cudalab::harness::passes_check;
 using cudalab::harness::what_is_wrong;
 using cudalab::numerics::from_bf16_bits;
 using cudalab::numerics::to_bf16_bits;
@@ -68,7 +69,7 @@ struct Checked {
 
 // Each version on 3 heads of n = 157, d = 64, causal and not, through the
 // backend's call as the tests make it (outputs start as NaN): which are right.
-Checked check(BenchRun& run, lab06::harness::Backend& gpu, cudalab::Random& rng) {
+Checked check(lab06::harness::Backend& gpu, cudalab::Random& rng) {
   Checked ok;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (const bool causal : {false, true}) {
@@ -79,31 +80,32 @@ Checked check(BenchRun& run, lab06::harness::Backend& gpu, cudalab::Random& rng)
     const auto k = from_bf16_bits(to_bf16_bits(rng.uniform(shape.values(), -1.0f, 1.0f)));
     const auto v = from_bf16_bits(to_bf16_bits(rng.uniform(shape.values(), -1.0f, 1.0f)));
     const lab06::harness::Attended want = lab06::harness::reference_attention(shape, q, k, v);
-    ok.naive = ok.naive && run.passes_check("lab_naive_fp32", where, [&] {
-      std::vector<float> o(shape.values(), nan);
-      const auto call = gpu.call(entry::naive_attention, shape, q, k, v,
-                                 lab06::harness::Temp<float>{shape.scores()}, o);
-      return what_is_wrong(call, cudalab::compare(o, want.o, kFp32));
-    });
-    ok.flash = ok.flash && run.passes_check("lab_flash_fp32", where, [&] {
-      std::vector<float> out(shape.values() + shape.rows(), nan), o_then_lse = want.o;
-      o_then_lse.insert(o_then_lse.end(), want.lse.begin(), want.lse.end());
-      const auto call = gpu.call(entry::flash_forward, shape, q, k, v, out);
-      return what_is_wrong(call, cudalab::compare(out, o_then_lse, kFp32));
-    });
-    ok.flash_bf16 = ok.flash_bf16 && run.passes_check("lab_flash_bf16", where, [&] {
-      const auto q_b = to_bf16_bits(q), k_b = to_bf16_bits(k), v_b = to_bf16_bits(v);
-      std::vector<std::uint16_t> o(shape.values(), 0x7fc0);  // NaN
-      std::vector<float> lse(shape.rows(), nan);
-      const auto call = gpu.call(entry::flash_forward_bf16, shape, q_b, k_b, v_b, o, lse);
-      const std::string o_wrong =
-          what_is_wrong(call, cudalab::compare(from_bf16_bits(o), want.o, kBf16O));
-      return o_wrong.empty() ? what_is_wrong(call, cudalab::compare(lse, want.lse, kBf16L))
-                             : o_wrong;
-    });
+    ok.naive = ok.naive && passes_check("lab_naive_fp32", where, [&] {
+                 std::vector<float> o(shape.values(), nan);
+                 const auto call = gpu.call(entry::naive_attention, shape, q, k, v,
+                                            lab06::harness::Temp<float>{shape.scores()}, o);
+                 return what_is_wrong(call, cudalab::compare(o, want.o, kFp32));
+               });
+    ok.flash = ok.flash && passes_check("lab_flash_fp32", where, [&] {
+                 std::vector<float> out(shape.values() + shape.rows(), nan), o_then_lse = want.o;
+                 o_then_lse.insert(o_then_lse.end(), want.lse.begin(), want.lse.end());
+                 const auto call = gpu.call(entry::flash_forward, shape, q, k, v, out);
+                 return what_is_wrong(call, cudalab::compare(out, o_then_lse, kFp32));
+               });
+    ok.flash_bf16 =
+        ok.flash_bf16 && passes_check("lab_flash_bf16", where, [&] {
+          const auto q_b = to_bf16_bits(q), k_b = to_bf16_bits(k), v_b = to_bf16_bits(v);
+          std::vector<std::uint16_t> o(shape.values(), 0x7fc0);  // NaN
+          std::vector<float> lse(shape.rows(), nan);
+          const auto call = gpu.call(entry::flash_forward_bf16, shape, q_b, k_b, v_b, o, lse);
+          const std::string o_wrong =
+              what_is_wrong(call, cudalab::compare(from_bf16_bits(o), want.o, kBf16O));
+          return o_wrong.empty() ? what_is_wrong(call, cudalab::compare(lse, want.lse, kBf16L))
+                                 : o_wrong;
+        });
     // The backward from the reference's o and L, so that it is checked alone.
     ok.flash_backward =
-        ok.flash_backward && run.passes_check("lab_flash_backward_fp32", where, [&] {
+        ok.flash_backward && passes_check("lab_flash_backward_fp32", where, [&] {
           const auto d_o = rng.uniform(shape.values(), -1.0f, 1.0f);
           const auto expected = lab06::harness::reference_attention_backward(shape, q, k, v, d_o);
           std::vector<float> gradients(3 * shape.values(), nan);
@@ -128,7 +130,7 @@ void bench(BenchRun& run) {
   std::string why_not;
   const auto gpu = lab06::harness::make_gpu_backend(&why_not);
   if (gpu == nullptr) throw std::runtime_error("lab06_bench needs the GPU backend: " + why_not);
-  const Checked ok = check(run, *gpu, rng);
+  const Checked ok = check(*gpu, rng);
   run.merge_pytorch_throughput("attention");
 
   // The lab's functions as the GPU build compiled them, on device pointers.

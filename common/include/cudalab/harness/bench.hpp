@@ -89,13 +89,6 @@ class BenchRun {
   // the anchor "pytorch:<version>": its name, or "" when the run has none.
   std::string pytorch_anchor(const std::string& version, const std::vector<std::int64_t>& shape);
 
-  // Whether `version` may be timed: `check` runs it on a small awkward shape
-  // (`shape`, for the message) through the lab's backend as the tests call
-  // it and returns what is wrong, "" when nothing (what_is_wrong below). A
-  // wrong version, or one whose check throws, is reported and not timed.
-  bool passes_check(const std::string& version, const std::string& shape,
-                    const std::function<std::string()>& check);
-
   // A table of figures on stdout: print_header starts one (a title line,
   // then the headings: version, `shape_heading`, ms, `unit`, the fraction of
   // the figure's anchor and, with `with_errors`, its normwise error);
@@ -144,9 +137,17 @@ class BenchRun {
   bool table_with_errors_ = false;
 };
 
+// Whether `version` may be timed: `check` runs it on a small awkward shape
+// (`shape`, for the message) through the lab's backend as the tests call it
+// and returns what is wrong, "" when nothing (what_is_wrong below). A wrong
+// version, or one whose check throws, is reported on stdout and not timed.
+bool passes_check(const std::string& version, const std::string& shape,
+                  const std::function<std::string()>& check);
+
 // What is wrong with one checked call: the error it failed with, elements
-// written outside its output, or the comparison's mismatches; "" when it
-// ran and every element was within the tolerance.
+// written outside its output, or the comparison's summary (how many
+// elements differ, the rule, the worst errors); "" when it ran and every
+// element was within the tolerance.
 std::string what_is_wrong(const Observation& call, const Comparison& result);
 
 // main() of a lab's bench program: --out FILE (required), --pytorch-json
