@@ -9,8 +9,8 @@ JSON to the lab's bench program (--pytorch-json):
 
 (plus "version" and "flops" in a figure when the lab's cases give them,
 "skipped": the versions runs() found unable to run here, and the keys a
-lab's extra_results adds). on_every_gpu() is the same for a job of one
-process per GPU (lab 04's torch.distributed).
+lab's extra_results adds). main_or_error() is main() for a script that
+writes its own JSON (lab 04's torch.distributed, one process per GPU).
 """
 import argparse
 import json
@@ -97,39 +97,24 @@ def main(description, cases, extra_arguments=None, extra_results=None):
         print(text)
 
 
-def on_every_gpu(description, worker):
-    """main() of a job of one process per visible GPU, as torchrun would
-    start them: worker(rank, world_size, out) in each, its process group
-    (NCCL) set up and torn down here; rank 0 writes --out. When PyTorch,
-    CUDA or NCCL cannot run here, --out gets {"error": why} instead."""
+
+def free_port():
+    """A TCP port on this host that nothing listens on, for processes to meet on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main_or_error(description, job):
+    """main() of a script that writes its own JSON (lab 04's one process per
+    GPU): parses --out and runs job(out); when job raises (PyTorch, CUDA or
+    NCCL cannot run here), --out gets {"error": why} instead, which the
+    bench program records as a note."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     try:
-        import torch
-        import torch.distributed as dist
-        import torch.multiprocessing as mp
-
-        if not torch.cuda.is_available():
-            raise RuntimeError("torch.cuda.is_available() is False")
-        if not dist.is_nccl_available():
-            raise RuntimeError("this PyTorch has no NCCL backend")
-        with socket.socket() as s:  # a free port for the ranks to meet on
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        mp.spawn(_rank, args=(torch.cuda.device_count(), port, worker, args.out),
-                 nprocs=torch.cuda.device_count())
-    except Exception as error:  # report why, the benchmark records it as a note
+        job(args.out)
+    except Exception as error:
         with open(args.out, "w") as f:
             json.dump({"error": f"{type(error).__name__}: {error}".splitlines()[0]}, f)
-
-
-def _rank(rank, world, port, worker, out):
-    import torch
-    import torch.distributed as dist
-
-    torch.cuda.set_device(rank)
-    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
-                            world_size=world, device_id=torch.device("cuda", rank))
-    worker(rank, world, out)
-    dist.destroy_process_group()

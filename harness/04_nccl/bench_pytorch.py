@@ -42,10 +42,13 @@ def timed_runs(torch, dist, operation, reset):
     return slowest.tolist()
 
 
-def worker(rank, world, out):
+def worker(rank, world, port, out):
     import torch
     import torch.distributed as dist
 
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world, device_id=torch.device("cuda", rank))
     figures = []
     total = world * (world + 1) / 2
     for collective in ("all_reduce", "broadcast"):
@@ -66,7 +69,21 @@ def worker(rank, world, out):
         with open(out, "w") as f:
             json.dump({"torch_version": torch.__version__, "world_size": world,
                        "repeats": REPEATS, "figures": figures}, f, indent=1)
+    dist.destroy_process_group()
+
+
+def main(out):
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+
+    if not torch.cuda.is_available():
+        raise RuntimeError("torch.cuda.is_available() is False")
+    if not dist.is_nccl_available():
+        raise RuntimeError("this PyTorch has no NCCL backend")
+    mp.spawn(worker, args=(torch.cuda.device_count(), pytorch_bench.free_port(), out),
+             nprocs=torch.cuda.device_count())
 
 
 if __name__ == "__main__":
-    pytorch_bench.on_every_gpu(__doc__.splitlines()[0], worker)
+    pytorch_bench.main_or_error(__doc__.splitlines()[0], main)
