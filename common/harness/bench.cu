@@ -216,6 +216,21 @@ nlohmann::json read_pytorch_figures(const std::string& path) {
 
 }  // namespace
 
+std::optional<nlohmann::json> BenchRun::pytorch_results(const std::string& what) {
+  if (pytorch_json_.empty()) return std::nullopt;
+  std::ifstream file(pytorch_json_);
+  nlohmann::json json = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  std::string why_not;
+  if (json.is_discarded()) {
+    why_not = pytorch_json_ + " is not JSON";
+  } else if (json.contains("error")) {
+    why_not = json.at("error").get<std::string>();
+  }
+  if (why_not.empty()) return json;
+  add_note("no " + what + ": " + why_not);
+  return std::nullopt;
+}
+
 void BenchRun::merge_pytorch_throughput(const std::string& name) {
   if (pytorch_json_.empty()) return;
   const nlohmann::json json = read_pytorch_figures(pytorch_json_);

@@ -20,14 +20,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "backend.hpp"
-#include "cudalab/check.hpp"
 #include "cudalab/harness/bench.hpp"
 
 namespace {
@@ -69,23 +68,14 @@ void add_busbw(BenchRun& run, harness::Backend& backend, Collective which, int r
 // Exercise 6's figures from bench_pytorch.py, as busbw with the student's
 // arithmetic, next to NCCL's.
 void add_pytorch(BenchRun& run, harness::Backend& backend, int ranks) {
-  if (run.pytorch_json().empty()) return;
-  std::ifstream in(run.pytorch_json());
-  const nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  std::string why_not;
-  if (json.is_discarded()) {
-    why_not = run.pytorch_json() + " is not JSON";
-  } else if (json.contains("error")) {
-    why_not = json.at("error").get<std::string>();
-  } else if (const int world = json.at("world_size").get<int>(); world != ranks) {
-    why_not =
-        "PyTorch ran on " + std::to_string(world) + " GPUs, this run on " + std::to_string(ranks);
-  }
-  if (!why_not.empty()) {
-    run.add_note("no torch.distributed figures: " + why_not);
+  const std::optional<nlohmann::json> json = run.pytorch_results("torch.distributed figures");
+  if (!json) return;
+  if (const int world = json->at("world_size").get<int>(); world != ranks) {
+    run.add_note("no torch.distributed figures: PyTorch ran on " + std::to_string(world) +
+                 " GPUs, this run on " + std::to_string(ranks));
     return;
   }
-  for (const nlohmann::json& f : json.at("figures")) {
+  for (const nlohmann::json& f : json->at("figures")) {
     const std::string collective = f.at("collective").get<std::string>();
     const auto bytes = f.at("bytes").get<std::uint64_t>();
     add_busbw(run, backend,

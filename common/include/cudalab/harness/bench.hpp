@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ class BenchRun {
   // The file --pytorch-json named ("" without one), for a lab that reads
   // more than the merge_pytorch* helpers do.
   const std::string& pytorch_json() const { return pytorch_json_; }
+  // That file's JSON; nullopt when the run has none, and (with the note
+  // "no <what>: <why>") when it is not JSON or is {"error": why}.
+  std::optional<nlohmann::json> pytorch_results(const std::string& what);
   void set_ranks(int ranks) { ranks_ = ranks; }
 
   // Median milliseconds of repeats() runs of `work`, each after the L2 was
