@@ -133,13 +133,12 @@ void bench(BenchRun& run) {
   const Checked ok = check(*gpu, rng);
   run.merge_pytorch_throughput("attention");
 
-  // The lab's functions as the GPU build compiled them, on device pointers.
+  // The lab's functions as the GPU build compiled them, on device pointers
+  // (flash_forward writes o, then L, in one buffer; flash_backward dq, dk, dv).
   const auto naive_attention = gpu->device_function(entry::naive_attention);
-  const auto flash_forward =
-      gpu->device_function(entry::flash_forward);  // o, then L, in one buffer
+  const auto flash_forward = gpu->device_function(entry::flash_forward);
   const auto flash_forward_bf16 = gpu->device_function(entry::flash_forward_bf16);
-  const auto flash_backward =
-      gpu->device_function(entry::flash_backward);  // dq, dk, dv in one buffer
+  const auto flash_backward = gpu->device_function(entry::flash_backward);
   run.print_header(
       "attention (anchor: PyTorch's naive attention in fp32, TF32 off; for bf16 SDPA's flash "
       "backend; for the backward SDPA's memory-efficient backward in fp32)",

@@ -2,7 +2,9 @@
 // result file for this run with the GPU's facts, the copy-bandwidth anchor
 // measured first in the same run, kernel timing as the median of repeats
 // with the L2 flushed before each, PyTorch's figures for the same job merged
-// as anchors, and the command line every bench program takes.
+// as anchors, each version checked through the lab's backend before it is
+// timed, the tables printed on stdout, and the command line every bench
+// program takes.
 //
 //   int main(int argc, char** argv) {
 //     return cudalab::harness::bench_main(argc, argv, "lab01_bench", "01_broadcast",
