@@ -83,19 +83,26 @@ void BenchRun::add_note(const std::string& note) {
   result_.notes.push_back(note);
 }
 
-const Figure& BenchRun::add_bandwidth(std::string name, std::string version,
-                                      std::vector<std::int64_t> shape, std::uint64_t bytes,
-                                      double ms, const std::string& anchor) {
+const Figure& BenchRun::add_figure(std::string name, std::string version,
+                                   std::vector<std::int64_t> shape, std::uint64_t bytes, double ms,
+                                   double value, std::string unit, const std::string& anchor) {
   Figure figure;
   figure.name = std::move(name);
   figure.version = std::move(version);
   figure.shape = std::move(shape);
   figure.bytes = bytes;
   figure.time_ms = ms;
-  figure.value = static_cast<double>(bytes) / ms / 1e6;
-  figure.unit = "GB/s";
+  figure.value = value;
+  figure.unit = std::move(unit);
   result_.add_figure(figure, anchor);
   return result_.figures.back();
+}
+
+const Figure& BenchRun::add_bandwidth(std::string name, std::string version,
+                                      std::vector<std::int64_t> shape, std::uint64_t bytes,
+                                      double ms, const std::string& anchor) {
+  return add_figure(std::move(name), std::move(version), std::move(shape), bytes, ms,
+                    static_cast<double>(bytes) / ms / 1e6, "GB/s", anchor);
 }
 
 const Figure& BenchRun::add_throughput(std::string name, std::string version,
@@ -116,6 +123,88 @@ const Figure& BenchRun::add_throughput(std::string name, std::string version,
   return result_.figures.back();
 }
 
+std::string BenchRun::add_throughput_anchor(std::string name, std::uint64_t flops, double ms,
+                                            std::string source) {
+  Anchor anchor;
+  anchor.name = std::move(name);
+  anchor.value = static_cast<double>(flops) / ms / 1e9;  // flop/ms -> TFLOP/s
+  anchor.unit = "TFLOP/s";
+  anchor.time_ms = ms;
+  anchor.source = std::move(source);
+  result_.add_anchor(anchor);
+  return result_.anchors.back().name;
+}
+
+std::string BenchRun::pytorch_anchor(const std::string& version,
+                                     const std::vector<std::int64_t>& shape) {
+  for (const Figure& f : result_.figures) {
+    if (f.version != version || f.shape != shape || !f.flops) continue;
+    return add_throughput_anchor(
+        "pytorch:" + version, *f.flops, f.time_ms,
+        "bench_pytorch.py in the same run, median of " + std::to_string(repeats_) + ", L2 flushed");
+  }
+  return "";
+}
+
+bool passes_check(const std::string& version, const std::string& shape,
+                  const std::function<std::string()>& check) {
+  std::string wrong;
+  try {
+    wrong = check();
+  } catch (const std::exception& e) {
+    wrong = std::string("the check threw: ") + e.what();
+  }
+  if (wrong.empty()) return true;
+  std::printf("%-34s WRONG RESULT on %s, not timed: %s\n", version.c_str(), shape.c_str(),
+              wrong.c_str());
+  return false;
+}
+
+std::string what_is_wrong(const Observation& call, const Comparison& result) {
+  if (call.failed()) return "it failed with " + call.error_type + ": " + call.error;
+  if (call.guard_elements_changed > 0) {
+    return "it wrote " + std::to_string(call.guard_elements_changed) +
+           " elements outside its output";
+  }
+  if (result.ok) return "";
+  const std::string text = result.to_string();  // its first line: counts, rule, worst errors
+  return text.substr(0, text.find('\n'));
+}
+
+void BenchRun::print_header(const std::string& title, const std::string& shape_heading,
+                            const std::string& unit, bool with_errors) {
+  table_with_errors_ = with_errors;
+  std::printf("\n%s\n%-34s %18s %10s %10s %10s%s\n", title.c_str(), "version",
+              shape_heading.c_str(), "ms", unit.c_str(), "of anchor",
+              with_errors ? "      error" : "");
+}
+
+void BenchRun::print_row(const Figure& f) const {
+  char fraction[32] = "-";
+  if (f.fraction_of) std::snprintf(fraction, sizeof fraction, "%.2f", f.fraction_of->value);
+  char error[32] = "-";
+  if (f.errors && f.errors->normwise) {
+    std::snprintf(error, sizeof error, "%.2e", *f.errors->normwise);
+  }
+  std::string shape;
+  for (const auto d : f.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  std::printf("%-34s %18s %10.3f %10.1f %10s", f.version.c_str(), shape.c_str(), f.time_ms, f.value,
+              fraction);
+  if (table_with_errors_) std::printf(" %10s", error);
+  std::printf("\n");
+}
+
+void BenchRun::print_pytorch_rows(const std::string& title, const std::string& shape_heading,
+                                  const std::string& unit, bool with_errors) {
+  bool printed = false;
+  for (const Figure& f : result_.figures) {
+    if (f.version.rfind("torch_", 0) != 0) continue;
+    if (!printed) print_header(title, shape_heading, unit, with_errors);
+    printed = true;
+    print_row(f);
+  }
+}
+
 namespace {
 
 // The figures bench_pytorch.py wrote to `path` (--pytorch-json).
@@ -126,6 +215,21 @@ nlohmann::json read_pytorch_figures(const std::string& path) {
 }
 
 }  // namespace
+
+std::optional<nlohmann::json> BenchRun::pytorch_results(const std::string& what) {
+  if (pytorch_json_.empty()) return std::nullopt;
+  std::ifstream file(pytorch_json_);
+  nlohmann::json json = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  std::string why_not;
+  if (json.is_discarded()) {
+    why_not = pytorch_json_ + " is not JSON";
+  } else if (json.contains("error")) {
+    why_not = json.at("error").get<std::string>();
+  }
+  if (why_not.empty()) return json;
+  add_note("no " + what + ": " + why_not);
+  return std::nullopt;
+}
 
 void BenchRun::merge_pytorch_throughput(const std::string& name) {
   if (pytorch_json_.empty()) return;

@@ -7,13 +7,31 @@ JSON to the lab's bench program (--pytorch-json):
   {"tool": "bench_pytorch.py", "torch_version": "...", "device": "...", "repeats": 20,
    "figures": [{"shape": [...], "bytes": ..., "time_ms": ...}, ...]}
 
-(plus "version" and "flops" in a figure when the lab's cases give them, and
-the keys a lab's extra_results adds).
+(plus "version" and "flops" in a figure when the lab's cases give them,
+"skipped": the versions runs() found unable to run here, and the keys a
+lab's extra_results adds). main_or_error() is main() for a script that
+writes its own JSON (lab 04's torch.distributed, one process per GPU).
 """
 import argparse
 import json
+import socket
 import statistics
 import sys
+
+SKIPPED = []
+
+
+def runs(version, check):
+    """Whether `version` runs here: check() runs it once and compares it
+    with its reference (raising when it differs). A version this PyTorch
+    build or GPU does not have, or that gives a wrong result, is named under
+    "skipped" with the first line of why, and not timed."""
+    try:
+        check()
+        return True
+    except Exception as error:
+        SKIPPED.append(f"{version}: {str(error).splitlines()[0][:200]}")
+        return False
 
 
 def median_ms(torch, work, flush, repeats):
@@ -67,7 +85,7 @@ def main(description, cases, extra_arguments=None, extra_results=None):
 
     result = {"tool": "bench_pytorch.py", "torch_version": torch.__version__,
               "device": torch.cuda.get_device_name(device), "repeats": args.repeats,
-              "figures": figures}
+              "figures": figures, "skipped": SKIPPED}
     if extra_results:
         result.update(extra_results(torch, device, args,
                                     lambda work: median_ms(torch, work, flush, args.repeats)))
@@ -77,3 +95,26 @@ def main(description, cases, extra_arguments=None, extra_results=None):
             f.write(text + "\n")
     else:
         print(text)
+
+
+
+def free_port():
+    """A TCP port on this host that nothing listens on, for processes to meet on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main_or_error(description, job):
+    """main() of a script that writes its own JSON (lab 04's one process per
+    GPU): parses --out and runs job(out); when job raises (PyTorch, CUDA or
+    NCCL cannot run here), --out gets {"error": why} instead, which the
+    bench program records as a note."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    try:
+        job(args.out)
+    except Exception as error:
+        with open(args.out, "w") as f:
+            json.dump({"error": f"{type(error).__name__}: {error}".splitlines()[0]}, f)

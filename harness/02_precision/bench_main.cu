@@ -8,19 +8,20 @@
 // type) + C written once. Errors are normwise, ||C - exact|| / ||exact||,
 // against the fp64 product of the fp32 inputs, over 64 evenly spaced rows of
 // C computed on the host (all 256 rows for the error-vs-K figures): the full
-// fp64 product of a 10240^3 GEMM would take the host minutes.
+// fp64 product of a 10240^3 GEMM would take the host minutes. Each student
+// GEMM is first checked as the tests check it (Ex5_SmallIntegersExactly):
+// called through the backend on small integers at an awkward shape, where C
+// must equal the exact product; a wrong one is reported and not timed.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <functional>
-#include <iostream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
 #include "backend.hpp"
@@ -28,7 +29,8 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/bench.hpp"
-#include "cudalab/numerics.hpp"
+#include "cudalab/harness/bench_gemm.hpp"
+#include "cudalab/numerics/vectors.hpp"
 #include "cudalab/random.hpp"
 
 namespace {
@@ -37,6 +39,10 @@ using cudalab::DeviceBuffer;
 using cudalab::blas::ElementType;
 using cudalab::blas::GemmTypes;
 using cudalab::blas::MathMode;
+using cudalab::harness::BenchRun;
+using cudalab::harness::exact_rows;
+using cudalab::harness::normwise_error;
+using cudalab::harness::sampled_rows;
 
 // The five modes as exercise 2's blas_mode gives them.
 struct BlasVersion {
@@ -56,12 +62,6 @@ const BlasVersion kBlas[] = {
     {"cublas_fp16_acc16", cudalab::blas::fp16_gemm_fp16_accumulate, MathMode::default_math,
      "fp16 inputs and C, CUBLAS_COMPUTE_16F"},
 };
-const BlasVersion& blas_version(const std::string& name) {
-  for (const BlasVersion& v : kBlas) {
-    if (name == v.version) return v;
-  }
-  throw std::logic_error("no cuBLAS version " + name);
-}
 
 // bench_pytorch.py times torch.matmul on the same shapes.
 constexpr int kCublasShapes[][3] = {{8192, 8192, 8192}, {10240, 10240, 10240}};
@@ -73,8 +73,8 @@ constexpr int kSampledRows = 64;
 std::uint64_t flops(int m, int n, int k) { return 2ull * m * n * k; }
 
 std::uint64_t bytes_moved(int m, int n, int k, GemmTypes types) {
-  return static_cast<std::uint64_t>(m) * k * cudalab::blas::element_bytes(types.inputs) +
-         static_cast<std::uint64_t>(k) * n * cudalab::blas::element_bytes(types.inputs) +
+  return (static_cast<std::uint64_t>(m) * k + static_cast<std::uint64_t>(k) * n) *
+             cudalab::blas::element_bytes(types.inputs) +
          static_cast<std::uint64_t>(m) * n * cudalab::blas::element_bytes(types.output);
 }
 
@@ -82,106 +82,24 @@ std::uint64_t bytes_moved(int m, int n, int k, GemmTypes types) {
 struct Operands {
   int m, n, k;
   std::vector<float> a, b;
-  DeviceBuffer<float> a_fp32, b_fp32;
-  DeviceBuffer<std::uint16_t> a_fp16, b_fp16, a_bf16, b_bf16;
+  DeviceBuffer<float> a_fp32{a}, b_fp32{b};
+  DeviceBuffer<std::uint16_t> a_fp16{cudalab::numerics::to_fp16_bits(a)},
+      b_fp16{cudalab::numerics::to_fp16_bits(b)}, a_bf16{cudalab::numerics::to_bf16_bits(a)},
+      b_bf16{cudalab::numerics::to_bf16_bits(b)};
 
-  Operands(cudalab::Random& rng, int rows, int columns, int inner)
-      : m(rows),
-        n(columns),
-        k(inner),
-        a(rng.uniform(static_cast<std::size_t>(rows) * inner, -1.0f, 1.0f)),
-        b(rng.uniform(static_cast<std::size_t>(inner) * columns, -1.0f, 1.0f)),
-        a_fp32(a),
-        b_fp32(b),
-        a_fp16(converted(a, cudalab::numerics::fp32_to_fp16_bits)),
-        b_fp16(converted(b, cudalab::numerics::fp32_to_fp16_bits)),
-        a_bf16(converted(a, cudalab::numerics::fp32_to_bf16_bits)),
-        b_bf16(converted(b, cudalab::numerics::fp32_to_bf16_bits)) {}
-
-  const void* a_as(ElementType type) const {
-    return type == ElementType::fp32   ? static_cast<const void*>(a_fp32.data())
-           : type == ElementType::fp16 ? static_cast<const void*>(a_fp16.data())
-                                       : static_cast<const void*>(a_bf16.data());
-  }
-  const void* b_as(ElementType type) const {
-    return type == ElementType::fp32   ? static_cast<const void*>(b_fp32.data())
-           : type == ElementType::fp16 ? static_cast<const void*>(b_fp16.data())
-                                       : static_cast<const void*>(b_bf16.data());
-  }
-
- private:
-  template <class Convert>
-  static std::vector<std::uint16_t> converted(const std::vector<float>& x, Convert convert) {
-    std::vector<std::uint16_t> bits(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) bits[i] = convert(x[i]);
-    return bits;
+  const void* a_as(ElementType type) const { return pick(type, a_fp32, a_fp16, a_bf16); }
+  const void* b_as(ElementType type) const { return pick(type, b_fp32, b_fp16, b_bf16); }
+  static const void* pick(ElementType type, const DeviceBuffer<float>& fp32,
+                          const DeviceBuffer<std::uint16_t>& fp16,
+                          const DeviceBuffer<std::uint16_t>& bf16) {
+    if (type == ElementType::fp32) return fp32.data();
+    return type == ElementType::fp16 ? fp16.data() : bf16.data();
   }
 };
 
-// Evenly spaced rows of an m-row C (all of them when m <= count).
-std::vector<int> sampled_rows(int m, int count) {
-  std::vector<int> rows;
-  const int taken = std::min(m, count);
-  for (int r = 0; r < taken; ++r) {
-    rows.push_back(static_cast<int>(static_cast<std::int64_t>(r) * m / taken));
-  }
-  return rows;
-}
-
-// Rows `rows` of the fp64 product of the fp32 inputs, one row per thread at a time.
-std::vector<double> exact_rows(const Operands& x, const std::vector<int>& rows) {
-  std::vector<double> exact(rows.size() * x.n, 0.0);
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      for (std::size_t r = t; r < rows.size(); r += threads) {
-        double* out = exact.data() + r * x.n;
-        const float* a_row = x.a.data() + static_cast<std::size_t>(rows[r]) * x.k;
-        for (int p = 0; p < x.k; ++p) {
-          const double a_rp = a_row[p];
-          const float* b_row = x.b.data() + static_cast<std::size_t>(p) * x.n;
-          for (int j = 0; j < x.n; ++j) out[j] += a_rp * b_row[j];
-        }
-      }
-    });
-  }
-  for (std::thread& thread : pool) thread.join();
-  return exact;
-}
-
-// Rows `rows` of the device's row-major C (n columns of `type`), as floats.
-std::vector<float> copy_rows(const void* c, ElementType type, int n, const std::vector<int>& rows) {
-  const std::size_t row_bytes = static_cast<std::size_t>(n) * cudalab::blas::element_bytes(type);
-  std::vector<unsigned char> bytes(rows.size() * row_bytes);
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    CUDA_CHECK(cudaMemcpy(bytes.data() + r * row_bytes,
-                          static_cast<const unsigned char*>(c) + rows[r] * row_bytes, row_bytes,
-                          cudaMemcpyDeviceToHost));
-  }
-  std::vector<float> values(rows.size() * n);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (type == ElementType::fp32) {
-      std::memcpy(&values[i], bytes.data() + 4 * i, 4);
-      continue;
-    }
-    std::uint16_t bits;
-    std::memcpy(&bits, bytes.data() + 2 * i, 2);
-    values[i] = type == ElementType::fp16 ? cudalab::numerics::fp16_bits_to_fp32(bits)
-                                          : cudalab::numerics::bf16_bits_to_fp32(bits);
-  }
-  return values;
-}
-
-// ||c - exact|| / ||exact||; NaN when c holds a NaN.
-double normwise_error(const std::vector<float>& c, const std::vector<double>& exact) {
-  double difference = 0, norm = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    const double d = c[i] - exact[i];
-    difference += d * d;
-    norm += exact[i] * exact[i];
-  }
-  return std::sqrt(difference / norm);
+Operands uniform_operands(cudalab::Random& rng, int m, int n, int k) {
+  return {m, n, k, rng.uniform(static_cast<std::size_t>(m) * k, -1.0f, 1.0f),
+          rng.uniform(static_cast<std::size_t>(k) * n, -1.0f, 1.0f)};
 }
 
 std::optional<cudalab::ErrorFigures> errors_of(double normwise) {
@@ -196,165 +114,140 @@ void cublas_gemm(cudalab::blas::Handle& handle, const BlasVersion& v, const Oper
                       x.a_as(v.types.inputs), x.k, 0.0f, c, x.n, v.types, v.math);
 }
 
+// Rows of C sampled for the error (every row of a small C) and their exact values.
+struct Sampled {
+  std::vector<int> rows;
+  std::vector<double> exact;
+};
+
+Sampled sample(const Operands& x) {
+  std::vector<int> rows = sampled_rows(x.m, x.m > kErrorSide ? kSampledRows : x.m);
+  std::vector<double> exact = exact_rows(x.a, x.b, x.n, x.k, rows);
+  return {std::move(rows), std::move(exact)};
+}
+
+// Times `gemm` (C of `types.output`) on x and adds the figure, with its error over `sampled`.
+void time_gemm(BenchRun& run, const char* name, const char* version, const Operands& x,
+               const Sampled& sampled, GemmTypes types, const std::string& anchor,
+               const std::function<void(void* c)>& gemm) {
+  DeviceBuffer<float> c(static_cast<std::size_t>(x.m) * x.n);  // fp16 C uses half of it
+  const double ms = run.median_ms_cold_l2([&] { gemm(c.data()); });
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const double error = normwise_error(c.data(), types.output, x.n, sampled.rows, sampled.exact);
+  run.print_row(run.add_throughput(name, version, {x.m, x.n, x.k}, flops(x.m, x.n, x.k),
+                                   bytes_moved(x.m, x.n, x.k, types), ms, anchor,
+                                   errors_of(error)));
+}
+
+void time_cublas_modes(BenchRun& run, const char* name, cudalab::blas::Handle& handle,
+                       const Operands& x) {
+  const Sampled sampled = sample(x);
+  for (const BlasVersion& v : kBlas) {
+    time_gemm(run, name, v.version, x, sampled, v.types, "",
+              [&](void* c) { cublas_gemm(handle, v, x, c); });
+  }
+}
+
 std::string shape_text(int m, int n, int k) {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-void print_header(const char* title) {
-  std::printf("\n%s\n%-20s %18s %10s %9s %12s %10s\n", title, "version", "m x n x k", "ms",
-              "TFLOP/s", "of anchor", "error");
+// A student GEMM: its call as the tests make it (fp32 A and B on the host,
+// m, n, k), its function on device pointers, and cuBLAS in the same
+// arithmetic (its anchor).
+struct Student {
+  const char* version;
+  const BlasVersion& anchor;
+  std::function<cudalab::harness::Observation(const std::vector<float>& a,
+                                              const std::vector<float>& b, std::vector<float>& c,
+                                              int m, int n, int k)>
+      call;
+  std::function<void(const Operands&, float* c)> gemm;
+};
+
+// The lab's GEMMs as `lab` (a backend's build of the lab code) has them.
+std::array<Student, 2> students_of(lab02::harness::Backend& lab) {
+  namespace entry = lab02::harness::entry;
+  const auto tc_gemm_fp16 = lab.device_function(entry::tc_gemm_fp16);
+  const auto tc_gemm_tf32 = lab.device_function(entry::tc_gemm_tf32);
+  return {{{"tc_gemm_fp16", kBlas[2],
+            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
+                   int m, int n, int k) {
+              return lab.call(entry::tc_gemm_fp16, cudalab::numerics::to_fp16_bits(a),
+                              cudalab::numerics::to_fp16_bits(b), c, m, n, k);
+            },
+            [=](const Operands& x, float* c) {
+              tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
+            }},
+           {"tc_gemm_tf32", kBlas[1],
+            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
+                   int m, int n, int k) { return lab.call(entry::tc_gemm_tf32, a, b, c, m, n, k); },
+            [=](const Operands& x, float* c) {
+              tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
+            }}}};
 }
 
-void print_row(const cudalab::Figure& f, double error) {
-  char fraction[32] = "";
-  if (f.fraction_of) std::snprintf(fraction, sizeof fraction, "%.2f", f.fraction_of->value);
-  char error_text[32] = "-";
-  if (std::isfinite(error)) std::snprintf(error_text, sizeof error_text, "%.2e", error);
-  std::printf("%-20s %18s %10.3f %9.1f %12s %10s\n", f.version.c_str(),
-              shape_text(static_cast<int>(f.shape[0]), static_cast<int>(f.shape[1]),
-                         static_cast<int>(f.shape[2]))
-                  .c_str(),
-              f.time_ms, f.value, fraction, error_text);
+// The tests' exact check: integers in [-4, 4], so that every product and sum
+// is exact in fp16, TF32 and fp32, at 133 x 71 x 97 (partial tiles
+// everywhere); C starts as NaN, so an element left unwritten fails.
+bool passes_exact_check(const Student& student, cudalab::Random& rng) {
+  const auto integers = [&](std::size_t count) {
+    const std::vector<int> values = rng.uniform(count, -4, 4);
+    return std::vector<float>(values.begin(), values.end());
+  };
+  const int m = 133, n = 71, k = 97;
+  const std::vector<float> a = integers(m * k), b = integers(k * n);
+  return cudalab::harness::passes_check(student.version, shape_text(m, n, k), [&] {
+    std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+    const cudalab::harness::Observation call = student.call(a, b, c, m, n, k);
+    const std::vector<double> exact = exact_rows(a, b, n, k, sampled_rows(m, m));
+    return cudalab::harness::what_is_wrong(call, cudalab::compare(c, exact, {0, 0}));
+  });
 }
 
-// Times cuBLAS in `v` on x and adds the figure (errors over `rows`).
-const cudalab::Figure& time_cublas(cudalab::harness::BenchRun& run, const char* name,
-                                   cudalab::blas::Handle& handle, const BlasVersion& v,
-                                   const Operands& x, const std::vector<int>& rows,
-                                   const std::vector<double>& exact) {
-  DeviceBuffer<float> c(static_cast<std::size_t>(x.m) * x.n);  // fp16 C uses half of it
-  const double ms = run.median_ms_cold_l2([&] { cublas_gemm(handle, v, x, c.data()); });
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const double error = normwise_error(copy_rows(c.data(), v.types.output, x.n, rows), exact);
-  const auto& figure =
-      run.add_throughput(name, v.version, {x.m, x.n, x.k}, flops(x.m, x.n, x.k),
-                         bytes_moved(x.m, x.n, x.k, v.types), ms, "", errors_of(error));
-  print_row(figure, error);
-  return figure;
-}
-
-void bench_cublas_modes(cudalab::harness::BenchRun& run, cudalab::blas::Handle& handle,
-                        cudalab::Random& rng) {
-  print_header("cuBLAS, five modes (errors over 64 sampled rows of C)");
-  for (const auto& shape : kCublasShapes) {
-    const Operands x(rng, shape[0], shape[1], shape[2]);
-    const std::vector<int> rows = sampled_rows(x.m, kSampledRows);
-    const std::vector<double> exact = exact_rows(x, rows);
-    for (const BlasVersion& v : kBlas) time_cublas(run, "gemm", handle, v, x, rows, exact);
-  }
-}
-
-// The student's GEMM on a small awkward shape against the fp64 product:
-// an error above `tolerance` (or a NaN: an element not written) is wrong.
-bool validate_student(const char* version, cudalab::Random& rng, double tolerance,
-                      const std::function<void(const Operands&, float*)>& gemm) {
-  const Operands x(rng, 133, 71, 97);
-  std::vector<float> nan_filled(static_cast<std::size_t>(x.m) * x.n,
-                                std::numeric_limits<float>::quiet_NaN());
-  DeviceBuffer<float> c(nan_filled);
-  const std::vector<int> rows = sampled_rows(x.m, x.m);
-  try {
-    gemm(x, c.data());
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-  } catch (const std::exception& e) {
-    std::printf("%-20s failed on %s, not timed: %s\n", version, shape_text(x.m, x.n, x.k).c_str(),
-                e.what());
-    return false;
-  }
-  const double error =
-      normwise_error(copy_rows(c.data(), ElementType::fp32, x.n, rows), exact_rows(x, rows));
-  if (error <= tolerance) return true;
-  std::printf("%-20s WRONG RESULT on %s (normwise error %.3g, allowed %.0e), not timed\n", version,
-              shape_text(x.m, x.n, x.k).c_str(), error, tolerance);
-  return false;
-}
-
-void bench_student(cudalab::harness::BenchRun& run, cudalab::blas::Handle& handle,
-                   cudalab::Random& rng) {
-  // The lab's GEMMs as the GPU build compiled them, on device pointers.
+void bench_students(BenchRun& run, cudalab::blas::Handle& handle, cudalab::Random& rng) {
   std::string why_not;
   const auto gpu = lab02::harness::make_gpu_backend(&why_not);
   if (gpu == nullptr) throw std::runtime_error("lab02_bench needs the GPU backend: " + why_not);
-  namespace entry = lab02::harness::entry;
-  const auto tc_gemm_fp16 = gpu->device_function(entry::tc_gemm_fp16);
-  const auto tc_gemm_tf32 = gpu->device_function(entry::tc_gemm_tf32);
-  struct Student {
-    const char* version;
-    const char* anchor_version;  // cuBLAS in the same arithmetic
-    double tolerance;            // the small-shape check: fp16 / TF32 rounding, with room
-    std::function<void(const Operands&, float*)> gemm;
-  };
-  const Student students[] = {
-      {"tc_gemm_fp16", "cublas_fp16", 1e-3,
-       [&](const Operands& x, float* c) {
-         tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
-       }},
-      {"tc_gemm_tf32", "cublas_tf32", 1e-2,
-       [&](const Operands& x, float* c) {
-         tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
-       }},
-  };
-  print_header("your tensor-core GEMMs against cuBLAS on the same shape (the anchor)");
-  for (const Student& student : students) {
-    if (!validate_student(student.version, rng, student.tolerance, student.gemm)) continue;
+  run.print_header("your tensor-core GEMMs against cuBLAS on the same shape (the anchor)",
+                   "m x n x k", "TFLOP/s", true);
+  for (const Student& student : students_of(*gpu)) {
+    if (!passes_exact_check(student, rng)) continue;
     for (const int size : kStudentSizes) {
-      const Operands x(rng, size, size, size);
-      const std::vector<int> rows = sampled_rows(x.m, kSampledRows);
-      const std::vector<double> exact = exact_rows(x, rows);
+      const Operands x = uniform_operands(rng, size, size, size);
       // The anchor: cuBLAS timed here, so it shares the run and the inputs.
-      const BlasVersion& v = blas_version(student.anchor_version);
-      DeviceBuffer<float> c(static_cast<std::size_t>(x.m) * x.n);
+      const BlasVersion& v = student.anchor;
+      DeviceBuffer<float> c(static_cast<std::size_t>(size) * size);
       const double blas_ms = run.median_ms_cold_l2([&] { cublas_gemm(handle, v, x, c.data()); });
-      const std::string anchor = std::string(v.version) + "@" + shape_text(size, size, size);
-      cudalab::Anchor blas_anchor;
-      blas_anchor.name = anchor;
-      blas_anchor.value = static_cast<double>(flops(size, size, size)) / blas_ms / 1e9;
-      blas_anchor.unit = "TFLOP/s";
-      blas_anchor.time_ms = blas_ms;
-      blas_anchor.source = std::string("cudalab::blas::gemm (cublasGemmEx, ") + v.how + "), " +
-                           shape_text(size, size, size) + ", median of " +
-                           std::to_string(run.repeats()) + ", L2 flushed";
-      run.result().add_anchor(blas_anchor);
-
-      const double ms = run.median_ms_cold_l2([&] { student.gemm(x, c.data()); });
-      CUDA_CHECK(cudaDeviceSynchronize());
-      const double error = normwise_error(copy_rows(c.data(), ElementType::fp32, x.n, rows), exact);
-      const auto& figure =
-          run.add_throughput("gemm", student.version, {size, size, size}, flops(size, size, size),
-                             bytes_moved(size, size, size, v.types), ms, anchor, errors_of(error));
-      print_row(figure, error);
+      const std::string anchor =
+          run.add_throughput_anchor(std::string(v.version) + "@" + shape_text(size, size, size),
+                                    flops(size, size, size), blas_ms,
+                                    std::string("cudalab::blas::gemm (cublasGemmEx, ") + v.how +
+                                        "), " + shape_text(size, size, size) + ", median of " +
+                                        std::to_string(run.repeats()) + ", L2 flushed");
+      time_gemm(run, "gemm", student.version, x, sample(x), v.types, anchor,
+                [&](void* c) { student.gemm(x, static_cast<float*>(c)); });
     }
   }
 }
 
-void bench_error_vs_k(cudalab::harness::BenchRun& run, cudalab::blas::Handle& handle,
-                      cudalab::Random& rng) {
-  print_header("error against K, cuBLAS (m = n = 256, every row of C)");
-  for (const int k : kErrorKs) {
-    const Operands x(rng, kErrorSide, kErrorSide, k);
-    const std::vector<int> rows = sampled_rows(x.m, x.m);
-    const std::vector<double> exact = exact_rows(x, rows);
-    for (const BlasVersion& v : kBlas) time_cublas(run, "error_vs_k", handle, v, x, rows, exact);
-  }
-}
-
-void bench(cudalab::harness::BenchRun& run) {
+void bench(BenchRun& run) {
   cudalab::Random rng = cudalab::Random::fresh();
   cudalab::blas::Handle handle;
-  bench_cublas_modes(run, handle, rng);
-  bench_student(run, handle, rng);
-  bench_error_vs_k(run, handle, rng);
-
-  run.merge_pytorch_throughput("gemm");
-  bool header = false;
-  for (const cudalab::Figure& f : run.result().figures) {
-    if (f.version.rfind("torch_", 0) != 0) continue;
-    if (!header)
-      print_header("PyTorch torch.matmul (bench_pytorch.py; fp16/bf16 C as torch returns it)");
-    header = true;
-    print_row(f, std::numeric_limits<double>::quiet_NaN());
+  run.print_header("cuBLAS, five modes (errors over 64 sampled rows of C)", "m x n x k", "TFLOP/s",
+                   true);
+  for (const auto& [m, n, k] : kCublasShapes) {
+    time_cublas_modes(run, "gemm", handle, uniform_operands(rng, m, n, k));
   }
+  bench_students(run, handle, rng);
+  run.print_header("error against K, cuBLAS (m = n = 256, every row of C)", "m x n x k", "TFLOP/s",
+                   true);
+  for (const int k : kErrorKs) {
+    time_cublas_modes(run, "error_vs_k", handle, uniform_operands(rng, kErrorSide, kErrorSide, k));
+  }
+  run.merge_pytorch_throughput("gemm");
+  run.print_pytorch_rows("PyTorch torch.matmul (bench_pytorch.py; fp16/bf16 C as torch returns it)",
+                         "m x n x k", "TFLOP/s", true);
 }
 
 }  // namespace

@@ -21,42 +21,35 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "common",
 import pytorch_bench  # noqa: E402
 
 SHAPES = [(8192, 8192, 8192), (10240, 10240, 10240)]
+# version: dtype, allow_tf32, allow_fp16_reduced_precision_reduction, allow_fp16_accumulation
+VERSIONS = {"torch_fp32": ("float32", False, True, False),
+            "torch_tf32": ("float32", True, True, False),
+            "torch_fp16_rpr_on": ("float16", False, True, False),
+            "torch_fp16_rpr_off": ("float16", False, False, False),
+            "torch_bf16": ("bfloat16", False, True, False),
+            "torch_fp16_acc16": ("float16", False, True, True)}
 
 
 def cases(torch, device):
+    # The flags stay as the last case set them: the script ends after its cases.
     matmul = torch.backends.cuda.matmul
     fp16_accumulation = hasattr(matmul, "allow_fp16_accumulation")
-    saved = (matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction,
-             matmul.allow_fp16_accumulation if fp16_accumulation else False)
-    try:
-        for m, n, k in SHAPES:
-            a = torch.rand(m, k, device=device) * 2 - 1
-            b = torch.rand(k, n, device=device) * 2 - 1
-            versions = [
-                ("torch_fp32", torch.float32, False, True, False),
-                ("torch_tf32", torch.float32, True, True, False),
-                ("torch_fp16_rpr_on", torch.float16, False, True, False),
-                ("torch_fp16_rpr_off", torch.float16, False, False, False),
-                ("torch_bf16", torch.bfloat16, False, True, False),
-            ]
+    for m, n, k in SHAPES:
+        a = torch.rand(m, k, device=device) * 2 - 1
+        b = torch.rand(k, n, device=device) * 2 - 1
+        for version, (dtype, tf32, reduced_precision_reduction, acc16) in VERSIONS.items():
+            if acc16 and not fp16_accumulation:
+                continue
+            # Set here, between timings: the generator runs before each job's timing.
+            matmul.allow_tf32 = tf32
+            matmul.allow_fp16_reduced_precision_reduction = reduced_precision_reduction
             if fp16_accumulation:
-                versions.append(("torch_fp16_acc16", torch.float16, False, True, True))
-            for version, dtype, tf32, reduced_precision_reduction, acc16 in versions:
-                # Set here, between timings: the generator runs before each job's timing.
-                matmul.allow_tf32 = tf32
-                matmul.allow_fp16_reduced_precision_reduction = reduced_precision_reduction
-                if fp16_accumulation:
-                    matmul.allow_fp16_accumulation = acc16
-                a_typed, b_typed = a.to(dtype), b.to(dtype)
-                size = a_typed.element_size()
-                moved = size * (m * k + k * n + m * n)
-                yield ([m, n, k], moved, lambda x=a_typed, y=b_typed: torch.matmul(x, y),
-                       {"version": version, "flops": 2 * m * n * k})
-            del a, b
-    finally:
-        matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction = saved[:2]
-        if fp16_accumulation:
-            matmul.allow_fp16_accumulation = saved[2]
+                matmul.allow_fp16_accumulation = acc16
+            x, y = a.to(getattr(torch, dtype)), b.to(getattr(torch, dtype))
+            moved = x.element_size() * (m * k + k * n + m * n)
+            yield ([m, n, k], moved, lambda x=x, y=y: torch.matmul(x, y),
+                   {"version": version, "flops": 2 * m * n * k})
+        del a, b
 
 
 if __name__ == "__main__":

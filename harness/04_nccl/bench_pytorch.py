@@ -11,19 +11,16 @@ bench_main.cu. Writes {"torch_version", "world_size", "figures": [{"collective",
 "bytes", "time_ms", "wrong"}]}, or {"error": ...} when PyTorch, CUDA or NCCL
 cannot run here.
 """
-import argparse
 import json
-import socket
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "common", "harness"))
+import pytorch_bench  # noqa: E402
 
 SIZES = [1 << 10, 1 << 15, 1 << 20, 1 << 24, 1 << 26, 1 << 28, 1 << 30]
 REPEATS = 20
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def timed_runs(torch, dist, operation, reset):
@@ -75,25 +72,18 @@ def worker(rank, world, port, out):
     dist.destroy_process_group()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True)
-    args = parser.parse_args()
-    try:
-        import torch
-        import torch.distributed as dist
-        import torch.multiprocessing as mp
+def main(out):
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
 
-        if not torch.cuda.is_available():
-            raise RuntimeError("torch.cuda.is_available() is False")
-        if not dist.is_nccl_available():
-            raise RuntimeError("this PyTorch has no NCCL backend")
-        mp.spawn(worker, args=(torch.cuda.device_count(), free_port(), args.out),
-                 nprocs=torch.cuda.device_count())
-    except Exception as error:  # report why, the benchmark records it as a note
-        with open(args.out, "w") as f:
-            json.dump({"error": f"{type(error).__name__}: {error}".splitlines()[0]}, f)
+    if not torch.cuda.is_available():
+        raise RuntimeError("torch.cuda.is_available() is False")
+    if not dist.is_nccl_available():
+        raise RuntimeError("this PyTorch has no NCCL backend")
+    mp.spawn(worker, args=(torch.cuda.device_count(), pytorch_bench.free_port(), out),
+             nprocs=torch.cuda.device_count())
 
 
 if __name__ == "__main__":
-    main()
+    pytorch_bench.main_or_error(__doc__.splitlines()[0], main)

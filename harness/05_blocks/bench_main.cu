@@ -27,6 +27,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/bench.hpp"
 #include "cudalab/numerics.hpp"
+#include "cudalab/numerics/vectors.hpp"
 #include "cudalab/random.hpp"
 
 namespace {
@@ -58,20 +59,6 @@ bool checked(const char* version, double error, double tolerance) {
   std::printf("%-22s WRONG RESULT on the check shape (error %.3g, allowed %.0e): not timed\n",
               version, error, tolerance);
   return false;
-}
-
-void print_bandwidth(const cudalab::Figure& f) {
-  char fraction[32] = "-";
-  if (f.fraction_of) std::snprintf(fraction, sizeof fraction, "%.2f", f.fraction_of->value);
-  std::string shape;
-  for (const auto d : f.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
-  std::printf("%-22s %14s %10.3f %10.1f %10s\n", f.version.c_str(), shape.c_str(), f.time_ms,
-              f.value, fraction);
-}
-
-void header(const char* title, const char* unit) {
-  std::printf("\n%s\n%-22s %14s %10s %10s %10s\n", title, "version", "shape", "ms", unit,
-              "of anchor");
 }
 
 // The lab's functions as the GPU build compiled them, on device pointers
@@ -116,18 +103,17 @@ void bench_activation(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
     CUDA_CHECK_LAUNCH();
     if (!checked("tile_unfused", worst_error(host_copy(out), want), 1e-6)) return;
   }
-  header("sqrt(x + 1), fp32 (anchor: a copy of the same bytes)", "GB/s");
+  run.print_header("sqrt(x + 1), fp32 (anchor: a copy of the same bytes)", "shape", "GB/s");
   for (const std::int64_t n : kActivationSizes) {
     DeviceBuffer<float> x(static_cast<std::size_t>(n)), scratch(x.size()), out(x.size());
     CUDA_CHECK(cudaMemset(x.data(), 0, x.size() * sizeof(float)));
     const std::string copy = run.same_size_copy_anchor(4ull * n);
     const double fused_ms = run.median_ms_cold_l2(
         [&] { lab.fused_activation(x.data(), out.data(), static_cast<int>(n)); });
-    print_bandwidth(run.add_bandwidth("activation", "tile_fused", {n}, 8ull * n, fused_ms, copy));
+    run.print_row(run.add_bandwidth("activation", "tile_fused", {n}, 8ull * n, fused_ms, copy));
     const double unfused_ms = run.median_ms_cold_l2(
         [&] { lab.unfused_activation(x.data(), scratch.data(), out.data(), static_cast<int>(n)); });
-    print_bandwidth(
-        run.add_bandwidth("activation", "tile_unfused", {n}, 8ull * n, unfused_ms, copy));
+    run.print_row(run.add_bandwidth("activation", "tile_unfused", {n}, 8ull * n, unfused_ms, copy));
   }
 }
 
@@ -152,25 +138,19 @@ void bench_softmax(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
     CUDA_CHECK_LAUNCH();
     if (!checked("tile_softmax", worst_error(host_copy(out), want), 1e-4)) return;
   }
-  header("row softmax, fp32 (anchor: a copy of the same bytes)", "GB/s");
+  run.print_header("row softmax, fp32 (anchor: a copy of the same bytes)", "shape", "GB/s");
   for (const auto& [rows, columns] : kSoftmaxShapes) {
     const std::uint64_t elements = std::uint64_t(rows) * columns;
     DeviceBuffer<float> x(rng.uniform(elements, -10.0f, 10.0f)), out(elements);
     const std::string copy = run.same_size_copy_anchor(4 * elements);
     const double ms =
         run.median_ms_cold_l2([&] { lab.softmax(x.data(), rows, columns, out.data()); });
-    print_bandwidth(
+    run.print_row(
         run.add_bandwidth("softmax", "tile_softmax", {rows, columns}, 8 * elements, ms, copy));
   }
 }
 
 // ---- matmul ------------------------------------------------------------------------
-
-std::vector<std::uint16_t> fp16_bits(const std::vector<float>& x) {
-  std::vector<std::uint16_t> bits(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) bits[i] = cudalab::numerics::fp32_to_fp16_bits(x[i]);
-  return bits;
-}
 
 // Row-major C = A B through column-major cuBLAS: C^T = B^T A^T.
 void cublas_fp16(cudalab::blas::Handle& handle, const void* a, const void* b, float* c, int m,
@@ -185,8 +165,8 @@ void bench_matmul(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
   cudalab::blas::Handle handle;
   for (const int group_m : {0, kGroupM}) {  // the check: 133 x 71 x 97
     const int m = 133, n = 71, k = 97;
-    const auto a = fp16_bits(rng.uniform(std::size_t(m) * k, -1.0f, 1.0f));
-    const auto b = fp16_bits(rng.uniform(std::size_t(k) * n, -1.0f, 1.0f));
+    const auto a = cudalab::numerics::to_fp16_bits(rng.uniform(std::size_t(m) * k, -1.0f, 1.0f));
+    const auto b = cudalab::numerics::to_fp16_bits(rng.uniform(std::size_t(k) * n, -1.0f, 1.0f));
     std::vector<double> want(std::size_t(m) * n, 0.0);
     for (int i = 0; i < m; ++i) {
       for (int p = 0; p < k; ++p) {
@@ -209,11 +189,14 @@ void bench_matmul(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
     }
     if (!checked(group_m ? "tile_matmul_grouped" : "tile_matmul", worst, 1e-3)) return;
   }
-  header("matmul, fp16 in, fp32 C (anchor: cuBLAS on the same inputs)", "TFLOP/s");
+  run.print_header("matmul, fp16 in, fp32 C (anchor: cuBLAS on the same inputs)", "shape",
+                   "TFLOP/s");
   for (const int size : kMatmulSizes) {
     const std::uint64_t elements = std::uint64_t(size) * size;
-    DeviceBuffer<std::uint16_t> a(fp16_bits(rng.uniform(elements, -1.0f, 1.0f)));
-    DeviceBuffer<std::uint16_t> b(fp16_bits(rng.uniform(elements, -1.0f, 1.0f)));
+    DeviceBuffer<std::uint16_t> a(
+        cudalab::numerics::to_fp16_bits(rng.uniform(elements, -1.0f, 1.0f)));
+    DeviceBuffer<std::uint16_t> b(
+        cudalab::numerics::to_fp16_bits(rng.uniform(elements, -1.0f, 1.0f)));
     DeviceBuffer<float> c(elements);
     const std::uint64_t flops = 2ull * size * size * size;
     const std::uint64_t bytes = elements * (2 + 2 + 4);
@@ -221,23 +204,17 @@ void bench_matmul(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
         std::to_string(size) + "x" + std::to_string(size) + "x" + std::to_string(size);
     const double blas_ms = run.median_ms_cold_l2(
         [&] { cublas_fp16(handle, a.data(), b.data(), c.data(), size, size, size); });
-    cudalab::Anchor anchor;
-    anchor.name = "cublas_fp16@" + shape;
-    anchor.value = static_cast<double>(flops) / blas_ms / 1e9;
-    anchor.unit = "TFLOP/s";
-    anchor.time_ms = blas_ms;
-    anchor.source =
-        "cudalab::blas::gemm (cublasGemmEx, fp16 inputs, fp32 C, "
-        "CUBLAS_COMPUTE_32F), " +
-        shape + ", median of " + std::to_string(run.repeats()) + ", L2 flushed";
-    run.result().add_anchor(anchor);
-    std::printf("%-22s %14s %10.3f %10.1f %10s\n", "cublas_fp16", shape.c_str(), blas_ms,
-                anchor.value, "1.00");
+    const std::string anchor = run.add_throughput_anchor(
+        "cublas_fp16@" + shape, flops, blas_ms,
+        "cudalab::blas::gemm (cublasGemmEx, fp16 inputs, fp32 C, CUBLAS_COMPUTE_32F), " + shape +
+            ", median of " + std::to_string(run.repeats()) + ", L2 flushed");
+    std::printf("%-34s %18s %10.3f %10.1f %10s\n", "cublas_fp16", shape.c_str(), blas_ms,
+                static_cast<double>(flops) / blas_ms / 1e9, "1.00");
     for (const int group_m : {0, kGroupM}) {
       const double ms = run.median_ms_cold_l2(
           [&] { lab.matmul(a.data(), b.data(), c.data(), size, size, size, group_m); });
-      print_bandwidth(run.add_throughput("matmul", group_m ? "tile_matmul_grouped" : "tile_matmul",
-                                         {size, size, size}, flops, bytes, ms, anchor.name));
+      run.print_row(run.add_throughput("matmul", group_m ? "tile_matmul_grouped" : "tile_matmul",
+                                       {size, size, size}, flops, bytes, ms, anchor));
     }
   }
 }
@@ -261,13 +238,8 @@ void bench(BenchRun& run) {
                     "torch.sqrt(x + 1), fp32 (two kernels)", copy_of_shape);
   run.merge_pytorch_section("compiled", "activation", "torch_compile", copy_of_shape);
   run.merge_pytorch_section("softmax", "softmax", "torch_softmax", copy_of_shape);
-  bool printed = false;
-  for (const cudalab::Figure& f : run.result().figures) {
-    if (f.version.rfind("torch_", 0) != 0) continue;
-    if (!printed) header("PyTorch (bench_pytorch.py; anchor: a copy of the same bytes)", "GB/s");
-    printed = true;
-    print_bandwidth(f);
-  }
+  run.print_pytorch_rows("PyTorch (bench_pytorch.py; anchor: a copy of the same bytes)", "shape",
+                         "GB/s");
 }
 
 }  // namespace

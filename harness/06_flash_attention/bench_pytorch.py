@@ -21,7 +21,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "common",
 import pytorch_bench  # noqa: E402
 
 SHAPES = [(4, 16, 4096, 128)]
-SKIPPED = []
 
 
 def naive(torch, q, k, v, causal):
@@ -59,17 +58,14 @@ def cases(torch, device):
                        {"version": f"torch_naive_{dtype_name}{suffix}", "flops": flops})
                 for name, backend in backends[dtype_name]:
                     version = f"torch_sdpa_{name}_{dtype_name}{suffix}"
-                    try:
-                        out = sdpa(torch, backend, q, k, v, causal)
-                        tolerance = 2e-2 if dtype == torch.bfloat16 else 1e-3
-                        torch.testing.assert_close(out.float(), reference.float(),
-                                                   atol=tolerance, rtol=tolerance)
-                    except Exception as error:  # a backend this build or GPU does not have
-                        SKIPPED.append(f"{version}: {str(error).splitlines()[0][:200]}")
-                        continue
-                    yield ([b, h, n, d], bytes_moved,
-                           lambda q=q, k=k, v=v, c=causal, be=backend: sdpa(torch, be, q, k, v, c),
-                           {"version": version, "flops": flops})
+                    tolerance = 2e-2 if dtype == torch.bfloat16 else 1e-3
+                    if pytorch_bench.runs(version, lambda: torch.testing.assert_close(
+                            sdpa(torch, backend, q, k, v, causal).float(), reference.float(),
+                            atol=tolerance, rtol=tolerance)):
+                        yield ([b, h, n, d], bytes_moved,
+                               lambda q=q, k=k, v=v, c=causal, be=backend:
+                               sdpa(torch, be, q, k, v, c),
+                               {"version": version, "flops": flops})
                 del reference
     yield from backward_cases(torch, device)
 
@@ -87,26 +83,21 @@ def backward_cases(torch, device):
             suffix = "_causal" if causal else ""
             flops = 10 * b * h * n * n * d // (2 if causal else 1)
             version = f"torch_sdpa_efficient_fp32_backward{suffix}"
-            try:
-                out = sdpa(torch, SDPBackend.EFFICIENT_ATTENTION, q, k, v, causal)
-                got = torch.autograd.grad(out, (q, k, v), d_o, retain_graph=True)
+            forward = []  # the output whose graph each timed call differentiates
+
+            def check():
+                forward.append(sdpa(torch, SDPBackend.EFFICIENT_ATTENTION, q, k, v, causal))
+                got = torch.autograd.grad(forward[0], (q, k, v), d_o, retain_graph=True)
                 expected = torch.autograd.grad(naive(torch, q, k, v, causal), (q, k, v), d_o)
                 for gradient, reference in zip(got, expected):
                     torch.testing.assert_close(gradient, reference, atol=1e-3, rtol=1e-3)
-                del got, expected
-            except Exception as error:  # a backend this build or GPU does not have
-                SKIPPED.append(f"{version}: {str(error).splitlines()[0][:200]}")
-                continue
-            yield ([b, h, n, d], bytes_moved,
-                   lambda out=out, q=q, k=k, v=v: torch.autograd.grad(out, (q, k, v), d_o,
-                                                                      retain_graph=True),
-                   {"version": version, "flops": flops})
-            del out
-
-
-def more_results(torch, device, args, time_ms):
-    return {"skipped": SKIPPED}
+            if pytorch_bench.runs(version, check):
+                yield ([b, h, n, d], bytes_moved,
+                       lambda out=forward[0], q=q, k=k, v=v: torch.autograd.grad(
+                           out, (q, k, v), d_o, retain_graph=True),
+                       {"version": version, "flops": flops})
+            del forward
 
 
 if __name__ == "__main__":
-    pytorch_bench.main(__doc__.splitlines()[0], cases, extra_results=more_results)
+    pytorch_bench.main(__doc__.splitlines()[0], cases)

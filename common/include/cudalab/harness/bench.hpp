@@ -2,7 +2,9 @@
 // result file for this run with the GPU's facts, the copy-bandwidth anchor
 // measured first in the same run, kernel timing as the median of repeats
 // with the L2 flushed before each, PyTorch's figures for the same job merged
-// as anchors, and the command line every bench program takes.
+// as anchors, each version checked through the lab's backend before it is
+// timed, the tables printed on stdout, and the command line every bench
+// program takes.
 //
 //   int main(int argc, char** argv) {
 //     return cudalab::harness::bench_main(argc, argv, "lab01_bench", "01_broadcast",
@@ -13,9 +15,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "cudalab/compare.hpp"
+#include "cudalab/harness/observation.hpp"
 #include "cudalab/results.hpp"
 
 namespace cudalab::harness {
@@ -38,11 +44,21 @@ class BenchRun {
   // The file --pytorch-json named ("" without one), for a lab that reads
   // more than the merge_pytorch* helpers do.
   const std::string& pytorch_json() const { return pytorch_json_; }
+  // That file's JSON; nullopt when the run has none, and (with the note
+  // "no <what>: <why>") when it is not JSON or is {"error": why}.
+  std::optional<nlohmann::json> pytorch_results(const std::string& what);
   void set_ranks(int ranks) { ranks_ = ranks; }
 
   // Median milliseconds of repeats() runs of `work`, each after the L2 was
   // flushed (a buffer twice its size written), after one warm-up run.
   double median_ms_cold_l2(const std::function<void()>& work);
+
+  // Adds a figure whose value the lab computed (lab 04's bus bandwidth, by
+  // the student's arithmetic) and returns it as added, with its fraction of
+  // `anchor` ("" for none).
+  const Figure& add_figure(std::string name, std::string version, std::vector<std::int64_t> shape,
+                           std::uint64_t bytes, double ms, double value, std::string unit,
+                           const std::string& anchor = "");
 
   // Adds a bandwidth figure (GB/s from bytes and the time) and returns it
   // as added, with its fraction of `anchor` (default: the 1 GiB copy).
@@ -69,6 +85,27 @@ class BenchRun {
                                std::vector<std::int64_t> shape, std::uint64_t flops,
                                std::uint64_t bytes, double ms, const std::string& anchor = "",
                                std::optional<ErrorFigures> errors = std::nullopt);
+
+  // Adds an anchor in TFLOP/s (flops / ms) timed in this run, e.g. cuBLAS
+  // on the shape of a lab kernel; `source` says what ran. Returns its name.
+  std::string add_throughput_anchor(std::string name, std::uint64_t flops, double ms,
+                                    std::string source);
+
+  // PyTorch's figure `version` on `shape` (merged from bench_pytorch.py) as
+  // the anchor "pytorch:<version>": its name, or "" when the run has none.
+  std::string pytorch_anchor(const std::string& version, const std::vector<std::int64_t>& shape);
+
+  // A table of figures on stdout: print_header starts one (a title line,
+  // then the headings: version, `shape_heading`, ms, `unit`, the fraction of
+  // the figure's anchor and, with `with_errors`, its normwise error);
+  // print_row prints a figure under it, shape as "4x16x4096x128".
+  void print_header(const std::string& title, const std::string& shape_heading,
+                    const std::string& unit, bool with_errors = false);
+  void print_row(const Figure& figure) const;
+  // The PyTorch figures (versions "torch_..."), under `title`, after the
+  // lab's own; nothing when the run has none.
+  void print_pytorch_rows(const std::string& title, const std::string& shape_heading,
+                          const std::string& unit, bool with_errors = false);
 
   // Merges the throughput figures the lab's bench_pytorch.py wrote (figures
   // with "version" and "flops" besides shape, bytes, time_ms) as figures of
@@ -103,7 +140,21 @@ class BenchRun {
   int ranks_ = 0;
   std::string pytorch_json_;
   std::unique_ptr<FlushBuffer> flush_;
+  bool table_with_errors_ = false;
 };
+
+// Whether `version` may be timed: `check` runs it on a small awkward shape
+// (`shape`, for the message) through the lab's backend as the tests call it
+// and returns what is wrong, "" when nothing (what_is_wrong below). A wrong
+// version, or one whose check throws, is reported on stdout and not timed.
+bool passes_check(const std::string& version, const std::string& shape,
+                  const std::function<std::string()>& check);
+
+// What is wrong with one checked call: the error it failed with, elements
+// written outside its output, or the comparison's summary (how many
+// elements differ, the rule, the worst errors); "" when it ran and every
+// element was within the tolerance.
+std::string what_is_wrong(const Observation& call, const Comparison& result);
 
 // main() of a lab's bench program: --out FILE (required), --pytorch-json
 // FILE or --no-pytorch REASON, --repeats N, --ranks N; runs `body` and writes the
