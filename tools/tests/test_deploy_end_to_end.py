@@ -48,14 +48,19 @@ def check(condition, what):
 
 
 def reference_lines(lab):
-    """Lines of the solution that the skeleton does not have: what must not
-    be readable in the image."""
-    lines = set()
-    for solution in (ROOT / "solutions" / lab).iterdir():
-        skeleton = set((ROOT / "labs" / lab / solution.name).read_text().splitlines())
-        lines |= {line.strip() for line in solution.read_text().splitlines()
-                  if line not in skeleton and len(line.strip()) > 25}
-    return lines
+    """Lines of the lab's solution found nowhere else in the repository
+    (but in mutants/, patches of it): what the image must not let a
+    submission read."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files"], check=True,
+                            capture_output=True, text=True).stdout.split()
+    elsewhere = set()
+    for name in listed:
+        if not name.startswith(("solutions/", "mutants/")) and (ROOT / name).is_file():
+            text = (ROOT / name).read_text(errors="replace")
+            elsewhere |= {line.strip() for line in text.splitlines()}
+    return {line.strip() for solution in (ROOT / "solutions" / lab).iterdir()
+            for line in solution.read_text().splitlines()
+            if len(line.strip()) > 25 and line.strip() not in elsewhere}
 
 
 def grade(scratch, files, environment):
@@ -106,7 +111,7 @@ def main():
     readable = [p for p in source.rglob("*") if p.is_file() and p.suffix in
                 {".cuh", ".cu", ".hpp", ".h", ".cpp", ".py", ".txt", ".log"}]
     leaks = [str(p.relative_to(source)) for p in readable
-             if any(line in p.read_text(errors="replace") for line in secrets)]
+             if secrets & {line.strip() for line in p.read_text(errors="replace").splitlines()}]
     check(secrets and not leaks, f"no file of the image holds the reference's lines {leaks}")
 
     skeleton = {p.name: p.read_text() for p in (ROOT / "labs" / lab).iterdir()
