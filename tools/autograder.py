@@ -185,6 +185,11 @@ def grade_lab(source, number, name, descriptor, lab_limit, exercise_limit):
         return failed_lab(number, descriptor, f"not graded: lab {number} does not compile",
                           tail(errors)), f"lab {number}: does not compile"
     if status != 0 or not results.is_file():
+        # The run program's own words (a crash outside the tests, say): the
+        # file ./lab names is not one the student can open.
+        run_log = source / f"build/student/run-lab{number}.log"
+        if run_log.is_file():
+            output += "\n" + run_log.read_text(errors="replace")
         return failed_lab(number, descriptor, f"not graded: grading lab {number} failed",
                           tail(output)), f"lab {number}: grading failed"
     tests = json.loads(results.read_text())["tests"]

@@ -32,7 +32,11 @@ case "$code" in
     echo "labs/01_fake/a.cuh:1:5: error: expected ';' before '}' token" >&2
     exit 1 ;;
   *HANG*) sleep 600 ;;
-  *NO_VERDICTS*) echo "lab: lab 01's run program wrote no verdicts" >&2; exit 1 ;;
+  *NO_VERDICTS*)
+    mkdir -p build/student
+    echo "crashed before its first test: std::bad_alloc" >build/student/run-lab01.log
+    echo "lab: lab 01's run program wrote no verdicts" >&2
+    exit 1 ;;
   *PASS*) state=pass ;;
   *) state=FAIL ;;
 esac
@@ -134,6 +138,7 @@ class AutograderTest(unittest.TestCase):
         data = self.grade()
         self.assertEqual(data["score"], 0)
         self.assertIn("wrote no verdicts", data["tests"][1]["output"])
+        self.assertIn("crashed before its first test", data["tests"][1]["output"])
 
     def test_a_broken_package_still_writes_results(self):
         (self.source / "autograder.json").write_text("{")
