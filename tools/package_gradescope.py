@@ -2,7 +2,7 @@
 """Build a Gradescope autograder zip that grades labs NN (`./lab package
 gradescope`; docs/course-staff.md).
 
-Usage: package_gradescope.py [NN ...] [--out FILE] [--cuda-setup SCRIPT] [--root DIR]
+Usage: package_gradescope.py [NN ...] [--out FILE] [--cuda-setup SCRIPT]
 
 The zip holds, at its root, what Gradescope's autograder specification asks
 for (setup.sh and run_autograder, from tools/gradescope/), next to the
@@ -80,12 +80,9 @@ def main():
                         help="the zip to write (default: %(default)s)")
     parser.add_argument("--cuda-setup", type=pathlib.Path, metavar="SCRIPT",
                         help="a script that installs the CUDA toolkit on the image")
-    parser.add_argument("--root", type=pathlib.Path,
-                        default=pathlib.Path(__file__).resolve().parent.parent,
-                        help="the repository to package (default: this one)")
     args = parser.parse_args()
 
-    root = args.root.resolve()
+    root = TEMPLATES.parent.parent
     all_labs = lab_folders(root)
     numbers = args.labs or sorted(all_labs)
     unknown = [n for n in numbers if n not in all_labs]

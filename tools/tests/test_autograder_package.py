@@ -173,6 +173,24 @@ class PackageTest(unittest.TestCase):
         self.assertIn("bash lab setup", setup)
         self.assertIn("tools/autograder.py prepare", setup)
 
+    def test_carries_the_cuda_setup_script(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            script = pathlib.Path(tmp, "install-cuda.sh")
+            script.write_text("echo installing\n")
+            out = pathlib.Path(tmp, "autograder.zip")
+            subprocess.run(["bash", str(ROOT / "lab"), "package", "gradescope", "01",
+                            "--out", str(out), "--cuda-setup", str(script)],
+                           check=True, capture_output=True)
+            with zipfile.ZipFile(out) as archive:
+                info = archive.getinfo("cuda-setup.sh")
+                self.assertEqual(archive.read(info), b"echo installing\n")
+                self.assertTrue((info.external_attr >> 16) & stat.S_IXUSR)
+            missing = subprocess.run(["bash", str(ROOT / "lab"), "package", "gradescope", "01",
+                                      "--out", str(out), "--cuda-setup", str(script) + ".no"],
+                                     capture_output=True, text=True)
+        self.assertNotEqual(missing.returncode, 0)
+        self.assertIn("no such file", missing.stderr)
+
     def test_refuses_an_unknown_lab(self):
         run = subprocess.run(["bash", str(ROOT / "lab"), "package", "gradescope", "77"],
                              capture_output=True, text=True)
