@@ -39,7 +39,6 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import grade  # noqa: E402  (tools/grade.py: the entries and Gradescope's fields)
 
-SOURCE_SUFFIXES = {".cuh", ".cu", ".hpp", ".h", ".cpp", ".py"}
 BLANKED = ("// The reference solution is compiled into this autograder image; its source is "
            "not\n// given to submissions (docs/course-staff.md).\n")
 SKELETON_COPY = pathlib.Path("build/gradescope/skeleton")
@@ -110,9 +109,13 @@ def prepare(source):
     blanked = 0
     build = source / "build/student"
     for number, name, _ in labs:
+        reference = [p for p in (source / "solutions" / name).rglob("*") if p.is_file()]
+        # The build's rewritten copies of them, and nothing else: the files
+        # CMake generates there would be written again by a new configure.
+        names = {p.name for p in reference}
         copies = [p for d in build.glob(f"lab{number}_backends_reference*") if d.is_dir()
-                  for p in d.rglob("*") if p.suffix in SOURCE_SUFFIXES]
-        for path in [p for p in (source / "solutions" / name).rglob("*") if p.is_file()] + copies:
+                  for p in d.rglob("*") if p.name in names]
+        for path in reference + copies:
             blank(path)
             blanked += 1
     # What ./lab grade builds: each lab's run program and PyTorch operator.
