@@ -634,6 +634,10 @@ void read_devices(const FieldReader& fields, const std::string& source, ResultFi
 
 }  // namespace
 
+Timeline timeline_from_json(const json& j, const std::string& source) {
+  return timeline_from_json(j, "timeline", source);
+}
+
 ResultFile result_from_json(const json& j, const std::string& source) {
   if (!j.is_object() || !j.contains("schema")) {
     throw ResultFormatError(source + ": not a cudalab result file (no \"schema\" field)");

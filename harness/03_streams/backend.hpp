@@ -1,11 +1,12 @@
 // Lab 03 behind one interface, whichever backend runs it.
 //
 // backend_impl.hpp, built by the host compiler (CPU emulator) and by nvcc,
-// includes the lab's files and implements Backend. Each call runs one of
-// the lecture's experiments with the student's code and reports what came
+// includes the lab's files and implements Backend. The student's host
+// functions are entry points; each experiment sets up streams, events and
+// memory around the student's code, runs it observed and reports what came
 // out: values, and when (spans from CUDA events: GPU time on the GPU, the
-// emulator's modelled clock on the emulator, where
-// cudaEventElapsedTime reads it).
+// emulator's modelled clock on the emulator, where cudaEventElapsedTime
+// reads it).
 #pragma once
 
 #include <cstddef>
@@ -13,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/harness/entry_points.hpp"
 #include "cudalab/harness/event_span.hpp"
-#include "cudalab/harness/observation.hpp"
 #include "given/stream_types.hpp"
 
 namespace lab03::harness {
@@ -24,37 +25,21 @@ using cudalab::harness::RunOptions;
 
 // One operation on the timeline, in milliseconds from the experiment's first event.
 using Span = cudalab::harness::EventSpan;
+// An experiment's observation (on the emulator: the race checker's reports),
+// its spans in the order issued, and their total.
+using Timed = cudalab::harness::TimedObservation;
 
-// Exercise 1: spins of spin_ms on s, on the default stream, on s.
-struct ThreeSpins {
-  Observation observation;
-  std::vector<Span> spans;  // "spin 1" (s), "spin 2" (default), "spin 3" (s)
-  double total_ms = 0;      // first start to last end
-  double one_spin_ms = 0;   // one spin alone, measured (modelled) just before
+// Exercise 1: spins of spin_ms on s, on the default stream, on s: spans
+// "spin 1" (row s), "spin 2" (row default), "spin 3" (row s).
+struct ThreeSpins : Timed {
+  double one_spin_ms = 0;  // one spin alone, measured (modelled) just before
 };
 
-// Exercise 1: which stream waits for which, with the student's make_stream
-// and default_stream_for: a spin on s, then one on the legacy default stream
-// (which waits for a blocking s); a spin on the kind's default stream, then
-// one on an ordinary stream the harness makes with cudaStreamCreate (which
-// waits for the legacy default stream, not for the per-thread one).
-struct StreamRules {
-  Observation observation;
-  Span side;                    // "spin on s"
-  Span legacy_after_side;       // "spin on legacy", issued after it
-  Span default_stream;          // "spin on default"
-  Span blocking_after_default;  // "spin on t" (cudaStreamCreate), issued after it
-};
-
-// Exercise 2: the lecture's producer and consumer, with independent work on
-// a third stream issued after them.
-struct ProducerConsumer {
-  Observation observation;  // on the emulator: the race checker's reports
-  float sum = 0;            // what the consumer computed
+// Exercises 2 to 4: the lecture's consumer summed A (n ones) on a side stream.
+struct Consumed : Timed {
+  float sum = 0;
   float expected = 0;
-  Span producer;     // the delay spin and the fill, on the default stream
-  Span independent;  // the independent work, on its own stream
-  double total_ms = 0;
+  bool pointer_reused = false;  // exercises 3, 4: the next allocation got A's block
 };
 
 // Exercise 3.
@@ -83,55 +68,44 @@ struct RecordStreamRules {
   // again at once (right: t no longer uses it).
   bool reused_after_unrecorded_life = false;
 };
-struct ReuseHazard {
-  Observation observation;
-  float sum = 0;  // the consumer's sum of A (all ones)
-  float expected = 0;
-  bool pointer_reused = false;  // the next allocation on the default stream got A's block
-};
 
-// Exercise 4: exercise 2's producer and consumer with A from cudaMallocAsync
-// and freed by cudaFreeAsync, then B of the same size allocated on the
-// default stream and filled with 2, and independent work on a third stream.
-struct StreamOrderedFree {
-  Observation observation;  // on the emulator: the race checker's reports
-  float sum = 0;            // the consumer's sum of A (all ones)
-  float expected = 0;
-  bool pointer_reused = false;  // B got A's address
-  Span consumer;                // the side stream's delay spin and sum
-  Span independent;             // the third stream's spin
-  double total_ms = 0;
-};
-
-// Exercise 5: the student's chunk_of.
+// Exercise 5: the student's chunk_of, and the pipeline's output with one
+// span per non-empty chunk (row "stream k").
 struct ChunkRange {
   int begin = 0;
   int count = 0;
 };
-struct Pipeline {
-  Observation observation;
+struct Pipeline : Timed {
   std::vector<float> out;
-  double total_ms = 0;      // first event to last
-  std::vector<Span> spans;  // one per non-empty chunk, row "stream k"
 };
 
-class Backend : public cudalab::harness::BackendBase {
- public:
-  // Exercise 1: the measured (on the emulator: modelled) time of one spin
-  // alone, and the three spins with the student's make_stream and
-  // default_stream_for.
-  virtual double one_spin_ms(double spin_ms) = 0;
-  virtual ThreeSpins three_spins(StreamKind kind, double spin_ms) = 0;
-  // The student's streams' rules, with spins of spin_ms (StreamRules).
-  virtual StreamRules stream_rules(StreamKind kind, double spin_ms) = 0;
-  // The student's predicted_total_ms.
-  virtual double predicted_total_ms(StreamKind kind, double spin_ms) = 0;
+namespace entry {
+using cudalab::harness::Entry;
+// Exercise 1: the student's prediction of three spins' total.
+inline constexpr Entry<double(StreamKind kind, double spin_ms)> predicted_total_ms{
+    "predicted_total_ms"};
+// Exercise 5: chunk c of an n-element job cut into `chunks`.
+inline constexpr Entry<ChunkRange(int n, int chunks, int c)> chunk_of{"chunk_of"};
+}  // namespace entry
 
-  // Exercise 2: a (n floats, allocated before and set to 0) is filled with
+class Backend : public cudalab::harness::EntryBackend {
+ public:
+  // Exercise 1: three spins with the student's make_stream and
+  // default_stream_for (ThreeSpins).
+  virtual ThreeSpins three_spins(StreamKind kind, double spin_ms) = 0;
+  // The student's streams' rules beyond the three spins, with spins of
+  // spin_ms: "spin" on s, then on the legacy default stream (which waits for
+  // a blocking s); on the kind's default stream, then on an ordinary stream
+  // t the harness makes with cudaStreamCreate (which waits for the legacy
+  // default stream, not for the per-thread one). Rows s, legacy, default, t.
+  virtual Timed stream_rules(StreamKind kind, double spin_ms) = 0;
+
+  // Exercise 2: A (n floats, allocated before and set to 0) is filled with
   // 1 by the student's produce_then_consume after a spin of delay_ms on the
-  // default stream, and summed on a side stream; then spin of
-  // independent_ms on a third stream.
-  virtual ProducerConsumer producer_consumer(int n, double delay_ms, double independent_ms) = 0;
+  // default stream, and summed on a side stream; then a spin of
+  // independent_ms on a third stream. Spans "producer" (the delay spin and
+  // the fill, row default) and "independent" (row other).
+  virtual Consumed producer_consumer(int n, double delay_ms, double independent_ms) = 0;
 
   // Exercise 3: the student's CachingAllocator.
   virtual AllocatorReuse allocator_reuse(std::size_t bytes) = 0;
@@ -141,20 +115,19 @@ class Backend : public cudalab::harness::BackendBase {
   // default stream, summed on a side stream after a spin of consumer_delay_ms
   // there, protected by `guard`, freed; then B of the same size on the
   // default stream, filled with 2.
-  virtual ReuseHazard reuse_hazard(int n, ReuseGuard guard, double consumer_delay_ms) = 0;
+  virtual Consumed reuse_hazard(int n, ReuseGuard guard, double consumer_delay_ms) = 0;
   // The reserved bytes after each of `iterations` rounds of the hazard with
   // record_stream (the side stream synchronised at the end of each round).
   virtual std::vector<std::size_t> reserved_over_iterations(int iterations, int n) = 0;
 
-  // Exercise 4: the student's produce_consume_free (n floats) with the side stream's sum
-  // delayed by consumer_delay_ms, then B and independent_ms of work on a
-  // third stream.
-  virtual StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
-                                              double independent_ms) = 0;
+  // Exercise 4: the student's produce_consume_free (n floats) with the side
+  // stream's sum delayed by consumer_delay_ms, then B of the same size from
+  // cudaMallocAsync on the default stream, filled with 2, and independent_ms
+  // of work on a third stream. Spans "consumer" (the side stream's delay
+  // spin and sum, row side) and "independent" (row other).
+  virtual Consumed free_async_hazard(int n, double consumer_delay_ms, double independent_ms) = 0;
 
-  // Exercise 5: the student's chunk_of(n, chunks, c).
-  virtual ChunkRange chunk_of(int n, int chunks, int c) = 0;
-  // The student's pipeline over `streams` streams, in pinned
+  // Exercise 5: the student's pipeline over `streams` streams, in pinned
   // host memory (pageable with pinned = false: the benchmark's comparison);
   // with `timeline`, the harness issues the chunks itself (the student's
   // chunk_of and enqueue_chunk) with events around each.

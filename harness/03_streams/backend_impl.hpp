@@ -1,7 +1,7 @@
 // Lab 03's Backend, written once and compiled twice (by nvcc and by the
-// host compiler, in units cmake/CudalabLab.cmake generates) inside the inline namespace
-// CUDALAB_BACKEND. Each call sets up one experiment (memory, streams,
-// events), runs the student's code in it observed (observe_call: on the
+// host compiler, in units cmake/CudalabLab.cmake generates) inside the inline
+// namespace CUDALAB_BACKEND. Each experiment sets up memory, streams and
+// events, runs the student's code in it observed (observe_timed: on the
 // emulator, the race checker's reports), and reads values and spans back.
 #pragma once
 
@@ -19,6 +19,7 @@
 #include "cudalab/harness/device_call.hpp"
 #include "cudalab/harness/event_timeline.hpp"
 #include "cudalab/host_buffer.hpp"
+#include "cudalab/spinner.hpp"
 #include "cudalab/stream_handles.hpp"
 #include "given/stream_kernels.cuh"
 #include "missing_wait.cuh"
@@ -31,121 +32,70 @@ inline namespace CUDALAB_BACKEND {
 using cudalab::DeviceBuffer;
 using cudalab::HostBuffer;
 using cudalab::HostMemory;
-using cudalab::is_default_stream;
 using cudalab::OwnedEvent;
 using cudalab::OwnedStream;
 using cudalab::harness::EventTimeline;
-using cudalab::harness::observe_call;
-using cudalab::harness::OutputRegion;
-using cudalab::harness::total_ms;
+using cudalab::harness::observe_timed;
 
-// Launches spins (stream_kernels.cuh), each with a slot of its own in a
-// device buffer allocated up front (a cudaMalloc during an experiment would
-// synchronise it).
-class Spinner {
+class LabBackend final : public cudalab::harness::EntryBackendFor<Backend> {
  public:
-  Spinner() : slots_(kSlots) {}
-  void operator()(double ms, cudaStream_t stream) {
-    spin_kernel<<<1, 1, 0, stream>>>(static_cast<long long>(ms * 1e6),
-                                     slots_.data() + next_++ % kSlots);
-  }
-
- private:
-  static constexpr std::size_t kSlots = 4096;
-  DeviceBuffer<unsigned long long> slots_;
-  std::size_t next_ = 0;
-};
-
-class LabBackend final : public cudalab::harness::BackendFor<Backend> {
- public:
-  LabBackend() { load_everything_once(); }
-
-  double one_spin_ms(double spin_ms) override {
-    OwnedStream s(cudaStreamNonBlocking);
-    EventTimeline timeline;
-    timeline.time(s.get(), "s", "spin", [&] { spin_(spin_ms, s.get()); });
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return total_ms(timeline.spans());
+  LabBackend() {
+    bind(entry::predicted_total_ms, lab03::predicted_total_ms);
+    bind(entry::chunk_of, [](int n, int chunks, int c) {
+      const lab03::Chunk chunk = lab03::chunk_of(n, chunks, c);
+      return ChunkRange{chunk.begin, chunk.count};
+    });
+    load_everything_once();
   }
 
   ThreeSpins three_spins(StreamKind kind, double spin_ms) override {
     ThreeSpins result;
-    result.one_spin_ms = one_spin_ms(spin_ms);
+    {
+      OwnedStream alone(cudaStreamNonBlocking);
+      EventTimeline timeline;
+      timed_spin(timeline, alone.get(), "s", "spin", spin_ms);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      result.one_spin_ms = total_ms(timeline.spans());
+    }
     OwnedStream s;
-    EventTimeline timeline;
-    result.observation = observe_call({}, {}, [&] {
+    observe_timed(result, [&](EventTimeline& timeline) {
       s.reset(lab03::make_stream(kind));
       const cudaStream_t default_stream = lab03::default_stream_for(kind);
-      const auto timed_spin = [&](cudaStream_t stream, const char* row, const char* name) {
-        timeline.time(stream, row, name, [&] { spin_(spin_ms, stream); });
-      };
-      timed_spin(s.get(), "s", "spin 1");
-      timed_spin(default_stream, "default", "spin 2");
-      timed_spin(s.get(), "s", "spin 3");
+      timed_spin(timeline, s.get(), "s", "spin 1", spin_ms);
+      timed_spin(timeline, default_stream, "default", "spin 2", spin_ms);
+      timed_spin(timeline, s.get(), "s", "spin 3", spin_ms);
     });
-    if (!result.observation.failed()) result.spans = timeline.spans();
-    result.total_ms = total_ms(result.spans);
     return result;
   }
 
-  StreamRules stream_rules(StreamKind kind, double spin_ms) override {
-    StreamRules result;
+  Timed stream_rules(StreamKind kind, double spin_ms) override {
+    Timed result;
     OwnedStream s, t(cudaStreamDefault);
-    EventTimeline timeline;
-    result.observation = observe_call({}, {}, [&] {
+    observe_timed(result, [&](EventTimeline& timeline) {
       s.reset(lab03::make_stream(kind));
-      const auto timed_spin = [&](cudaStream_t stream, const char* row) {
-        timeline.time(stream, row, "spin", [&] { spin_(spin_ms, stream); });
-      };
-      timed_spin(s.get(), "s");
-      timed_spin(cudaStreamLegacy, "legacy");
+      timed_spin(timeline, s.get(), "s", "spin", spin_ms);
+      timed_spin(timeline, cudaStreamLegacy, "legacy", "spin", spin_ms);
       CUDA_CHECK(cudaDeviceSynchronize());
-      timed_spin(lab03::default_stream_for(kind), "default");
-      timed_spin(t.get(), "t");
-      CUDA_CHECK(cudaDeviceSynchronize());
+      timed_spin(timeline, lab03::default_stream_for(kind), "default", "spin", spin_ms);
+      timed_spin(timeline, t.get(), "t", "spin", spin_ms);
     });
-    if (result.observation.failed()) return result;
-    const std::vector<Span> spans = timeline.spans();
-    result.side = spans.at(0);
-    result.legacy_after_side = spans.at(1);
-    result.default_stream = spans.at(2);
-    result.blocking_after_default = spans.at(3);
     return result;
   }
 
-  double predicted_total_ms(StreamKind kind, double spin_ms) override {
-    return lab03::predicted_total_ms(kind, spin_ms);
-  }
-
-  ProducerConsumer producer_consumer(int n, double delay_ms, double independent_ms) override {
-    check_count(n, "producer_consumer");
-    ProducerConsumer result;
-    result.expected = static_cast<float>(n);
+  Consumed producer_consumer(int n, double delay_ms, double independent_ms) override {
     // Allocated and cleared before: cudaMalloc and cudaMemset synchronise,
     // which would order the producer before the consumer by accident.
-    DeviceBuffer<float> a(static_cast<std::size_t>(n));
-    DeviceBuffer<float> out(1);
+    DeviceBuffer<float> a(checked_count(n, "producer_consumer"));
     CUDA_CHECK(cudaMemset(a.data(), 0, a.bytes()));
-    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
-    OwnedStream side(cudaStreamNonBlocking);
-    OwnedStream other(cudaStreamNonBlocking);
+    OwnedStream side(cudaStreamNonBlocking), other(cudaStreamNonBlocking);
     OwnedEvent filled(cudaEventDisableTiming);
-    EventTimeline timeline;
-    result.observation = observe_call({}, {}, [&] {
+    return consumed(n, [&](EventTimeline& timeline, Consumed&, float* out) {
       timeline.time(cudaStreamLegacy, "default", "producer", [&] {
-        spin_(delay_ms, cudaStreamLegacy);
-        lab03::produce_then_consume(a.data(), n, 1.0f, out.data(), side.get(), filled.get());
+        spinner_(delay_ms, cudaStreamLegacy);
+        lab03::produce_then_consume(a.data(), n, 1.0f, out, side.get(), filled.get());
       });
-      timeline.time(other.get(), "other", "independent",
-                    [&] { spin_(independent_ms, other.get()); });
+      timed_spin(timeline, other.get(), "other", "independent", independent_ms);
     });
-    if (result.observation.failed()) return result;
-    CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
-    const std::vector<Span> spans = timeline.spans();
-    result.producer = spans.at(0);
-    result.independent = spans.at(1);
-    result.total_ms = total_ms(spans);
-    return result;
   }
 
   AllocatorReuse allocator_reuse(std::size_t bytes) override {
@@ -168,9 +118,8 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
   }
 
   RecordStreamRules record_stream_rules(int n, double busy_ms) override {
-    check_count(n, "record_stream_rules");
     RecordStreamRules result;
-    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    const std::size_t bytes = checked_count(n, "record_stream_rules") * sizeof(float);
     DeviceBuffer<float> out(1);
     OwnedStream s(cudaStreamNonBlocking), t(cudaStreamNonBlocking), idle(cudaStreamNonBlocking);
     OwnedEvent filled(cudaEventDisableTiming);
@@ -185,7 +134,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     const auto read_on_t_when_busy = [&](const float* a) {
       CUDA_CHECK(cudaEventRecord(filled.get(), s.get()));
       CUDA_CHECK(cudaStreamWaitEvent(t.get(), filled.get(), 0));
-      spin_(busy_ms, t.get());
+      spinner_(busy_ms, t.get());
       sum(a, n, out.data(), t.get());
     };
     // Whether the next block allocated on s is `a` (then written there, as a
@@ -197,10 +146,10 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       CUDA_CHECK(cudaDeviceSynchronize());
       return b == a;
     };
-    result.observation = observe_call({}, {}, [&] {
+    result.observation = cudalab::harness::observe_call({}, {}, [&] {
       {
         lab03::CachingAllocator allocator;
-        spin_(busy_ms, s.get());
+        spinner_(busy_ms, s.get());
         float* a = filled_block(allocator);
         allocator.record_stream(a, s.get());
         allocator.free(a);
@@ -235,7 +184,7 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
         CUDA_CHECK(cudaDeviceSynchronize());
         float* again = filled_block(allocator);
         result.reused_once_recorded_work_done = again == a;
-        spin_(busy_ms, t.get());
+        spinner_(busy_ms, t.get());
         allocator.free(again);
         float* b = static_cast<float*>(allocator.allocate(bytes, s.get()));
         result.reused_after_unrecorded_life = b == again;
@@ -246,26 +195,21 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     return result;
   }
 
-  ReuseHazard reuse_hazard(int n, ReuseGuard guard, double consumer_delay_ms) override {
-    check_count(n, "reuse_hazard");
-    ReuseHazard result;
-    result.expected = static_cast<float>(n);
-    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
-    DeviceBuffer<float> out(1);
-    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
+  Consumed reuse_hazard(int n, ReuseGuard guard, double consumer_delay_ms) override {
+    const std::size_t bytes = checked_count(n, "reuse_hazard") * sizeof(float);
     OwnedStream side(cudaStreamNonBlocking);
     OwnedEvent a_filled(cudaEventDisableTiming), a_summed(cudaEventDisableTiming);
     lab03::CachingAllocator allocator;
     // Warm the allocator: A's first allocation must not be a cudaMalloc, whose
     // implicit synchronisation would order everything by accident.
     allocator.free(allocator.allocate(bytes, cudaStreamLegacy));
-    result.observation = observe_call({}, {}, [&] {
+    return consumed(n, [&](EventTimeline&, Consumed& result, float* out) {
       auto* a = static_cast<float*>(allocator.allocate(bytes, cudaStreamLegacy));
       fill(a, n, 1.0f, cudaStreamLegacy);
       CUDA_CHECK(cudaEventRecord(a_filled.get(), cudaStreamLegacy));  // side.wait_stream(default)
       CUDA_CHECK(cudaStreamWaitEvent(side.get(), a_filled.get(), 0));
-      spin_(consumer_delay_ms, side.get());
-      sum(a, n, out.data(), side.get());
+      spinner_(consumer_delay_ms, side.get());
+      sum(a, n, out, side.get());
       if (guard == ReuseGuard::record_stream) allocator.record_stream(a, side.get());
       if (guard == ReuseGuard::wait_stream) {  // default.wait_stream(side)
         CUDA_CHECK(cudaEventRecord(a_summed.get(), side.get()));
@@ -277,14 +221,10 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
       fill(b, n, 2.0f, cudaStreamLegacy);
       allocator.free(b);
     });
-    if (result.observation.failed()) return result;
-    CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
-    return result;
   }
 
   std::vector<std::size_t> reserved_over_iterations(int iterations, int n) override {
-    check_count(n, "reserved_over_iterations");
-    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    const std::size_t bytes = checked_count(n, "reserved_over_iterations") * sizeof(float);
     DeviceBuffer<float> out(1);
     OwnedStream side(cudaStreamNonBlocking);
     OwnedEvent filled(cudaEventDisableTiming);
@@ -305,44 +245,23 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     return reserved;
   }
 
-  StreamOrderedFree free_async_hazard(int n, double consumer_delay_ms,
-                                      double independent_ms) override {
-    check_count(n, "free_async_hazard");
-    StreamOrderedFree result;
-    result.expected = static_cast<float>(n);
-    DeviceBuffer<float> out(1);
-    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
+  Consumed free_async_hazard(int n, double consumer_delay_ms, double independent_ms) override {
+    const std::size_t bytes = checked_count(n, "free_async_hazard") * sizeof(float);
     OwnedStream side(cudaStreamNonBlocking), other(cudaStreamNonBlocking);
     OwnedEvent filled(cudaEventDisableTiming), summed(cudaEventDisableTiming);
-    EventTimeline timeline;
-    result.observation = observe_call({}, {}, [&] {
-      const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    return consumed(n, [&](EventTimeline& timeline, Consumed& result, float* out) {
       const void* a = nullptr;
       timeline.time(side.get(), "side", "consumer", [&] {
-        spin_(consumer_delay_ms, side.get());
-        a = lab03::produce_consume_free(n, 1.0f, out.data(), side.get(), filled.get(),
-                                        summed.get());
+        spinner_(consumer_delay_ms, side.get());
+        a = lab03::produce_consume_free(n, 1.0f, out, side.get(), filled.get(), summed.get());
       });
       float* b = nullptr;
       CUDA_CHECK(cudaMallocAsync(&b, bytes, cudaStreamLegacy));
       result.pointer_reused = b == a;
       fill(b, n, 2.0f, cudaStreamLegacy);
       CUDA_CHECK(cudaFreeAsync(b, cudaStreamLegacy));
-      timeline.time(other.get(), "other", "independent",
-                    [&] { spin_(independent_ms, other.get()); });
+      timed_spin(timeline, other.get(), "other", "independent", independent_ms);
     });
-    if (result.observation.failed()) return result;
-    CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
-    const std::vector<Span> spans = timeline.spans();
-    result.consumer = spans.at(0);
-    result.independent = spans.at(1);
-    result.total_ms = total_ms(spans);
-    return result;
-  }
-
-  ChunkRange chunk_of(int n, int chunks, int c) override {
-    const lab03::Chunk chunk = lab03::chunk_of(n, chunks, c);
-    return {chunk.begin, chunk.count};
   }
 
   Pipeline pipeline(const std::vector<float>& in, int chunks, int streams, int iterations,
@@ -356,15 +275,13 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     std::fill_n(out_host.data(), in.size(), std::numeric_limits<float>::quiet_NaN());
     DeviceBuffer<float> in_device(std::max<std::size_t>(in.size(), 1));
     DeviceBuffer<float> out_device(std::max<std::size_t>(in.size(), 1));
-    std::vector<OwnedStream> owned(static_cast<std::size_t>(streams));
+    std::vector<OwnedStream> owned;
     std::vector<cudaStream_t> handles;
-    for (auto& s : owned) {
-      s.reset(make_non_blocking());
-      handles.push_back(s.get());
+    for (int k = 0; k < streams; ++k) {
+      handles.push_back(owned.emplace_back(cudaStreamNonBlocking).get());
     }
-    EventTimeline events;
-    const int first = events.mark(handles[0]);
-    result.observation = observe_call({}, {}, [&] {
+    observe_timed(result, [&](EventTimeline& events) {
+      const int first = events.mark(handles[0]);
       if (!timeline) {
         lab03::pipeline(in_host.data(), out_host.data(), in_device.data(), out_device.data(), n,
                         chunks, iterations, handles.data(), streams);
@@ -381,17 +298,11 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
           }
         }
       }
-      for (const cudaStream_t s : handles) {
-        const int end = events.mark(s);
-        events.span("end", "end", first, end);
-      }
+      // The total runs from the first mark to the last stream's end.
+      for (const cudaStream_t s : handles) events.span("end", "end", first, events.mark(s));
     });
+    std::erase_if(result.spans, [](const Span& s) { return s.row == "end"; });
     result.out.assign(out_host.data(), out_host.data() + in.size());
-    if (result.observation.failed()) return result;
-    std::vector<Span> spans = events.spans();
-    result.total_ms = total_ms(spans);
-    std::erase_if(spans, [](const Span& s) { return s.row == "end"; });
-    result.spans = spans;
     return result;
   }
 
@@ -407,23 +318,41 @@ class LabBackend final : public cudalab::harness::BackendFor<Backend> {
     fill(one.data(), 1, 1.0f, cudaStreamLegacy);
     sum(one.data(), 1, one.data(), cudaStreamLegacy);
     compute_kernel<<<1, 1>>>(one.data(), one.data(), 1, 1);
-    spin_(0, cudaStreamLegacy);
+    spinner_(0, cudaStreamLegacy);
     void* block = nullptr;
     CUDA_CHECK(cudaMallocAsync(&block, 4096, cudaStreamLegacy));
     CUDA_CHECK(cudaFreeAsync(block, cudaStreamLegacy));
     CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  Spinner spin_;
+  // A spin of `ms` on `stream`, timed on `timeline` as span `name` of `row`.
+  void timed_spin(EventTimeline& timeline, cudaStream_t stream, const char* row, const char* name,
+                  double ms) {
+    timeline.time(stream, row, name, [&] { spinner_(ms, stream); });
+  }
 
-  static void check_count(int n, const char* what) {
+  // An experiment of exercises 2 to 4: `issue(timeline, result, out)` runs
+  // observed with `out` the consumer's sum (cleared before, read back when
+  // it ran) of A, n ones.
+  template <class Issue>
+  Consumed consumed(int n, Issue&& issue) {
+    Consumed result;
+    result.expected = static_cast<float>(n);
+    DeviceBuffer<float> out(1);
+    CUDA_CHECK(cudaMemset(out.data(), 0, out.bytes()));
+    observe_timed(result, [&](EventTimeline& timeline) { issue(timeline, result, out.data()); });
+    if (!result.observation.failed()) {
+      CUDA_CHECK(cudaMemcpy(&result.sum, out.data(), sizeof(float), cudaMemcpyDeviceToHost));
+    }
+    return result;
+  }
+
+  static std::size_t checked_count(int n, const char* what) {
     if (n < 1) throw std::invalid_argument(std::string(what) + ": n must be >= 1");
+    return static_cast<std::size_t>(n);
   }
-  static cudaStream_t make_non_blocking() {
-    cudaStream_t s = nullptr;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    return s;
-  }
+
+  cudalab::Spinner spinner_;
 };
 
 }  // namespace CUDALAB_BACKEND

@@ -25,6 +25,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/event_timer.hpp"
 #include "cudalab/harness/bench.hpp"
+#include "cudalab/harness/span_timeline.hpp"
 #include "cudalab/host_buffer.hpp"
 #include "cudalab/random.hpp"
 
@@ -32,6 +33,7 @@ namespace {
 
 using lab03::StreamKind;
 namespace harness = lab03::harness;
+using cudalab::harness::timeline_of;
 
 constexpr double kSpinMs = 20.0;
 constexpr int kPipelineFloats = 1 << 25;
@@ -53,22 +55,6 @@ cudalab::Figure ms_figure(std::string name, std::string version, std::vector<std
   return figure;
 }
 
-// Spans grouped into one row per stream, in the order the rows first appear.
-cudalab::Timeline timeline(const std::string& name, const std::vector<harness::Span>& spans,
-                           const char* kind) {
-  cudalab::Timeline result{name, {}};
-  for (const harness::Span& span : spans) {
-    auto row = result.rows.begin();
-    while (row != result.rows.end() && row->name != span.row) ++row;
-    if (row == result.rows.end()) {
-      result.rows.push_back({span.row, {}});
-      row = result.rows.end() - 1;
-    }
-    row->spans.push_back({span.name, span.start_ms, span.end_ms, kind});
-  }
-  return result;
-}
-
 void three_spins(cudalab::harness::BenchRun& run, harness::Backend& backend) {
   for (StreamKind kind : {StreamKind::blocking, StreamKind::non_blocking, StreamKind::per_thread}) {
     const harness::ThreeSpins r = backend.three_spins(kind, kSpinMs);
@@ -77,7 +63,7 @@ void three_spins(cudalab::harness::BenchRun& run, harness::Backend& backend) {
               << r.total_ms << " ms\n";
     run.result().add_figure(ms_figure("three_spins", lab03::to_string(kind), {3}, 0, r.total_ms));
     run.result().add_timeline(
-        timeline("three spins, " + lab03::to_string(kind), r.spans, "kernel"));
+        timeline_of("three spins, " + lab03::to_string(kind), r.spans, "kernel"));
   }
 }
 
@@ -113,7 +99,7 @@ void pipeline(cudalab::harness::BenchRun& run, harness::Backend& backend) {
       if (pinned) {
         const harness::Pipeline timed = backend.pipeline(in, kChunks, streams, kIterations, true);
         run.result().add_timeline(
-            timeline("pipeline, " + std::to_string(streams) + " streams", timed.spans, "chunk"));
+            timeline_of("pipeline, " + std::to_string(streams) + " streams", timed.spans, "chunk"));
       }
     }
   }
@@ -137,22 +123,18 @@ void copy_bandwidth(cudalab::harness::BenchRun& run) {
       timer.stop();
       if (r > 0) times.push_back(timer.elapsed_ms());
     }
-    const double ms = cudalab::median(times);
-    cudalab::Figure figure;
-    figure.name = "h2d_copy";
-    figure.version = version;
-    figure.shape = {static_cast<std::int64_t>(bytes)};
-    figure.bytes = bytes;
-    figure.time_ms = ms;
-    figure.value = static_cast<double>(bytes) / (ms * 1e6);
-    figure.unit = "GB/s";
+    // No anchor: the device copy's would mislead.
+    const cudalab::Figure& figure =
+        run.add_bandwidth("h2d_copy", version, {static_cast<std::int64_t>(bytes)}, bytes,
+                          cudalab::median(times), "none");
     std::cout << "host to device copy from " << version << " memory: " << figure.value << " GB/s\n";
-    run.result().add_figure(figure, "none");  // no anchor: the device copy's would mislead
   }
 }
 
-// bench_pytorch.py's figures ({"version", "time_ms", "name", "shape", "bytes"}) as ms figures.
-void merge_pytorch(cudalab::harness::BenchRun& run, const std::string& path) {
+// bench_pytorch.py's figures ({"version", "time_ms", "name", "shape", "bytes"}) as ms
+// figures, and its timelines.
+void merge_pytorch(cudalab::harness::BenchRun& run) {
+  const std::string& path = run.pytorch_json();
   if (path.empty()) return;
   std::ifstream file(path);
   if (!file) throw std::runtime_error("cannot read " + path);
@@ -163,35 +145,22 @@ void merge_pytorch(cudalab::harness::BenchRun& run, const std::string& path) {
                   f.at("shape").get<std::vector<std::int64_t>>(),
                   f.at("bytes").get<std::uint64_t>(), f.at("time_ms").get<double>()));
   }
-  for (const auto& t : json.value("timelines", nlohmann::json::array())) {
-    cudalab::Timeline timeline{t.at("name").get<std::string>(), {}};
-    for (const auto& row : t.at("rows")) {
-      cudalab::TimelineRow r{row.at("name").get<std::string>(), {}};
-      for (const auto& s : row.at("spans")) {
-        r.spans.push_back({s.at("name").get<std::string>(), s.at("start_ms").get<double>(),
-                           s.at("end_ms").get<double>(), s.value("kind", "")});
-      }
-      timeline.rows.push_back(r);
-    }
-    run.result().add_timeline(timeline);
+  for (const auto& timeline : json.value("timelines", nlohmann::json::array())) {
+    run.result().add_timeline(cudalab::timeline_from_json(timeline, path));
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string pytorch_json;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--pytorch-json") == 0) pytorch_json = argv[i + 1];
-  }
   return cudalab::harness::bench_main(argc, argv, "lab03_bench", "03_streams",
-                                      [&](cudalab::harness::BenchRun& run) {
+                                      [](cudalab::harness::BenchRun& run) {
                                         std::string why_not;
                                         auto backend = harness::make_gpu_backend(&why_not);
                                         if (!backend) throw std::runtime_error(why_not);
                                         three_spins(run, *backend);
                                         pipeline(run, *backend);
                                         copy_bandwidth(run);
-                                        merge_pytorch(run, pytorch_json);
+                                        merge_pytorch(run);
                                       });
 }

@@ -9,71 +9,49 @@
                by a 2048 x 2048 matrix and copied back into pinned memory, on
                k = 1, 2, 4, 8 torch.cuda.Stream()s round robin (each chunk's
                tensors are allocated on its stream: no record_stream needed).
-Each figure: name, version, shape, bytes, time_ms (median of --repeats).
+Each figure: name, version, shape, bytes, time_ms (timed by pytorch_bench).
 The three spins also come with a timeline (spans from torch.cuda.Event).
 """
-import argparse
-import json
-import statistics
+import functools
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "common", "harness"))
+import pytorch_bench  # noqa: E402
 
 SPIN_MS = 20.0
 CHUNKS, SIZE, MATMULS = 8, 2048, 8
 
 
-def timed(torch, work, repeats):
-    work()
-    times = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        work()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
-
-
-def sleep_cycles_per_ms(torch):
+@functools.cache
+def spin_cycles(torch, device):
+    """torch.cuda._sleep's cycles for SPIN_MS, from the median of 5 sleeps of 10^7 cycles."""
     cycles = 10_000_000
-    ms = timed(torch, lambda: torch.cuda._sleep(cycles), 5)
-    return cycles / ms
+    no_flush = torch.empty(1, dtype=torch.uint8, device=device)  # a sleep does not touch L2
+    ms = pytorch_bench.median_ms(torch, lambda: torch.cuda._sleep(cycles), no_flush, 5)
+    return int(cycles / ms * SPIN_MS)
 
 
-def three_spins(torch, repeats):
-    cycles = int(sleep_cycles_per_ms(torch) * SPIN_MS)
+def three_spins_work(torch, cycles, events=None):
+    """Spins on s, the default stream, s; with `events`, each spin's (row, name, begin, end)."""
     s = torch.cuda.Stream()
     default = torch.cuda.current_stream()
-    events = []
 
-    def work(record=False):
+    def work():
         for name, stream in (("spin 1", s), ("spin 2", default), ("spin 3", s)):
             with torch.cuda.stream(stream):
                 begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 begin.record()
                 torch.cuda._sleep(cycles)
                 end.record()
-                if record:
+                if events is not None:
                     events.append(("s" if stream is s else "default", name, begin, end))
         default.wait_stream(s)
 
-    ms = timed(torch, work, repeats)
-    events.clear()
-    work(record=True)
-    torch.cuda.synchronize()
-    origin = events[0][2]
-    rows = {}
-    for row, name, begin, end in events:
-        rows.setdefault(row, []).append({"name": name, "start_ms": origin.elapsed_time(begin),
-                                         "end_ms": origin.elapsed_time(end), "kind": "kernel"})
-    timeline = {"name": "three spins, PyTorch (torch.cuda.Stream)",
-                "rows": [{"name": k, "spans": v} for k, v in rows.items()]}
-    return {"name": "three_spins", "version": "torch_three_spins", "shape": [3], "bytes": 0,
-            "time_ms": ms}, timeline
+    return work
 
 
-def pipeline(torch, streams_count, repeats):
-    device = torch.device("cuda")
+def pipeline_work(torch, device, streams_count):
     host_in = torch.rand(CHUNKS, SIZE, SIZE).pin_memory()
     host_out = torch.empty(CHUNKS, SIZE, SIZE).pin_memory()
     weight = torch.rand(SIZE, SIZE, device=device) / SIZE
@@ -92,34 +70,31 @@ def pipeline(torch, streams_count, repeats):
         for stream in streams:
             default.wait_stream(stream)
 
-    ms = timed(torch, work, repeats)
-    return {"name": "pipeline", "version": f"torch_{streams_count}_streams",
-            "shape": [CHUNKS, SIZE, SIZE], "bytes": 2 * host_in.numel() * 4, "time_ms": ms}
+    return work, 2 * host_in.numel() * 4
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", help="write the JSON here instead of stdout")
-    parser.add_argument("--repeats", type=int, default=10)
-    args = parser.parse_args()
-    try:
-        import torch
-    except ImportError:
-        sys.exit("bench_pytorch.py: PyTorch is not installed")
-    if not torch.cuda.is_available():
-        sys.exit("bench_pytorch.py: PyTorch sees no CUDA device")
-    spins, timeline = three_spins(torch, args.repeats)
-    figures = [spins] + [pipeline(torch, k, args.repeats) for k in (1, 2, 4, 8)]
-    result = {"tool": "bench_pytorch.py", "torch_version": torch.__version__,
-              "device": torch.cuda.get_device_name(), "repeats": args.repeats,
-              "figures": figures, "timelines": [timeline]}
-    text = json.dumps(result, indent=2)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    else:
-        print(text)
+def cases(torch, device):
+    yield ([3], 0, three_spins_work(torch, spin_cycles(torch, device)),
+           {"name": "three_spins", "version": "torch_three_spins"})
+    for k in (1, 2, 4, 8):
+        work, bytes_moved = pipeline_work(torch, device, k)
+        yield ([CHUNKS, SIZE, SIZE], bytes_moved, work,
+               {"name": "pipeline", "version": f"torch_{k}_streams"})
+
+
+def three_spins_timeline(torch, device, args, time_ms):
+    """One more run of the three spins, its spans from their events."""
+    events = []
+    three_spins_work(torch, spin_cycles(torch, device), events)()
+    torch.cuda.synchronize()
+    origin = events[0][2]
+    rows = {}
+    for row, name, begin, end in events:
+        rows.setdefault(row, []).append({"name": name, "start_ms": origin.elapsed_time(begin),
+                                         "end_ms": origin.elapsed_time(end), "kind": "kernel"})
+    return {"timelines": [{"name": "three spins, PyTorch (torch.cuda.Stream)",
+                           "rows": [{"name": k, "spans": v} for k, v in rows.items()]}]}
 
 
 if __name__ == "__main__":
-    main()
+    pytorch_bench.main(__doc__.splitlines()[0], cases, extra_results=three_spins_timeline)

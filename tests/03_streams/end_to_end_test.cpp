@@ -16,7 +16,7 @@ using OnOwnCode = cudalab::harness::OnBackend<harness::Backend, harness::make_em
 class EndToEnd : public OnOwnCode {};
 
 TEST_P(EndToEnd, TheLecturesProgramsRunRight) {
-  const harness::ProducerConsumer pc = backend().producer_consumer(4099, 1.0, 1.0);
+  const harness::Consumed pc = backend().producer_consumer(4099, 1.0, 1.0);
   ASSERT_TRUE(cudalab::harness::ran(pc.observation));
   EXPECT_EQ(pc.sum, pc.expected);
   const std::vector<float> in = rng_.uniform(5003, -1.0f, 1.0f);

@@ -76,20 +76,23 @@ TEST_P(Ex1StreamKinds, Ex1_NonBlockingAndPerThreadOverlapTheDefaultStream) {
 TEST_P(Ex1StreamKinds, Ex1_EachKindsStreamsWaitAsCudaSays) {
   for (StreamKind kind : kinds) {
     SCOPED_TRACE(to_string(kind));
-    const harness::StreamRules r = backend().stream_rules(kind, kSpinMs);
+    const harness::Timed r = backend().stream_rules(kind, kSpinMs);
     ASSERT_TRUE(ran(r.observation));
+    ASSERT_EQ(r.spans.size(), 4u) << describe(r.spans);
+    const harness::Span &side = r.spans[0], &legacy_after_side = r.spans[1];
+    const harness::Span &default_stream = r.spans[2], &blocking_after_default = r.spans[3];
     const bool legacy_waits_for_s = kind != StreamKind::non_blocking;
-    EXPECT_EQ(!overlap(r.side, r.legacy_after_side), legacy_waits_for_s)
+    EXPECT_EQ(!overlap(side, legacy_after_side), legacy_waits_for_s)
         << "a spin on s, then one on the legacy default stream: it waits for s exactly when s is "
            "a blocking (cudaStreamCreate) stream, which make_stream("
         << to_string(kind) << ") should " << (legacy_waits_for_s ? "make" : "not make")
-        << describe({r.side, r.legacy_after_side});
+        << describe({side, legacy_after_side});
     const bool ordinary_waits_for_default = kind != StreamKind::per_thread;
-    EXPECT_EQ(!overlap(r.default_stream, r.blocking_after_default), ordinary_waits_for_default)
+    EXPECT_EQ(!overlap(default_stream, blocking_after_default), ordinary_waits_for_default)
         << "a spin on default_stream_for(" << to_string(kind)
         << "), then one on a cudaStreamCreate stream: it waits for the legacy default stream, "
            "not for the per-thread one"
-        << describe({r.default_stream, r.blocking_after_default});
+        << describe({default_stream, blocking_after_default});
   }
 }
 
@@ -99,7 +102,8 @@ TEST_P(Ex1StreamKinds, Ex1_PredictionMatchesTheTimeline) {
     const harness::ThreeSpins r = reference().three_spins(kind, kSpinMs);
     ASSERT_TRUE(ran(r.observation));
     ASSERT_GT(r.total_ms, 0.0);
-    const double predicted = backend().predicted_total_ms(kind, r.one_spin_ms);
+    const double predicted =
+        backend().call(harness::entry::predicted_total_ms, kind, r.one_spin_ms);
     EXPECT_NEAR(predicted, r.total_ms, 0.1 * r.total_ms)
         << "predicted_total_ms(" << to_string(kind) << ", " << r.one_spin_ms << ") said "
         << predicted << " ms; the timeline:" << describe(r.spans);

@@ -29,7 +29,7 @@ TEST_P(Ex2MissingWait, Ex2_TheConsumerSeesTheFillOnEverySchedule) {
       SCOPED_TRACE("emulator schedule " + schedule + " (CUDALAB_EMU_SCHEDULE=" + schedule +
                    " repeats it)");
       cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
-      const harness::ProducerConsumer r = backend().producer_consumer(kCount, 1.0, 1.0);
+      const harness::Consumed r = backend().producer_consumer(kCount, 1.0, 1.0);
       ASSERT_TRUE(ran(r.observation));
       EXPECT_EQ(r.sum, r.expected) << "the sum read A before the fill wrote it";
       EXPECT_TRUE(r.observation.reports.empty())
@@ -40,7 +40,7 @@ TEST_P(Ex2MissingWait, Ex2_TheConsumerSeesTheFillOnEverySchedule) {
   } else {
     for (int trial = 0; trial < 20; ++trial) {
       SCOPED_TRACE("GPU trial " + std::to_string(trial) + " of 20, producer delayed 20 ms");
-      const harness::ProducerConsumer r = backend().producer_consumer(1 << 22, 20.0, 1.0);
+      const harness::Consumed r = backend().producer_consumer(1 << 22, 20.0, 1.0);
       ASSERT_TRUE(ran(r.observation));
       ASSERT_EQ(r.sum, r.expected) << "the sum read A before the fill wrote it";
     }
@@ -49,12 +49,14 @@ TEST_P(Ex2MissingWait, Ex2_TheConsumerSeesTheFillOnEverySchedule) {
 
 TEST_P(Ex2MissingWait, Ex2_IndependentWorkStillOverlapsTheProducer) {
   const double delay_ms = 20.0, independent_ms = 20.0;
-  const harness::ProducerConsumer r =
+  const harness::Consumed r =
       backend().producer_consumer(on_emulator() ? kCount : 1 << 22, delay_ms, independent_ms);
   ASSERT_TRUE(ran(r.observation));
   EXPECT_EQ(r.sum, r.expected);
-  const std::string spans = describe({r.producer, r.independent});
-  EXPECT_TRUE(overlap(r.producer, r.independent))
+  ASSERT_EQ(r.spans.size(), 2u) << describe(r.spans);
+  const harness::Span &producer = r.spans[0], &independent = r.spans[1];
+  const std::string spans = describe({producer, independent});
+  EXPECT_TRUE(overlap(producer, independent))
       << "the third stream's work should run while the producer does: only the side stream "
          "waits for it, not the host (no cudaDeviceSynchronize)"
       << spans;

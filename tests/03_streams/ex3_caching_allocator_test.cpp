@@ -49,7 +49,7 @@ TEST_P(Ex3CachingAllocator, Ex3_FreedBlocksAreReusedOnTheirOwnStreamOnly) {
 }
 
 TEST_P(Ex3CachingAllocator, Ex3_RecordStreamKeepsTheBlockFromTheNextTensor) {
-  const harness::ReuseHazard r =
+  const harness::Consumed r =
       backend().reuse_hazard(kCount, ReuseGuard::record_stream, consumer_delay_ms());
   ASSERT_TRUE(ran(r.observation));
   EXPECT_EQ(r.sum, r.expected) << "the next tensor overwrote A while the side stream summed it";
@@ -82,7 +82,7 @@ TEST_P(Ex3CachingAllocator, Ex3_RecordStreamWaitsForEveryRecordedStreamAndNoOthe
 }
 
 TEST_P(Ex3CachingAllocator, Ex3_WaitStreamStillReusesTheBlock) {
-  const harness::ReuseHazard r =
+  const harness::Consumed r =
       backend().reuse_hazard(kCount, ReuseGuard::wait_stream, consumer_delay_ms());
   ASSERT_TRUE(ran(r.observation));
   EXPECT_EQ(r.sum, r.expected);
@@ -94,7 +94,7 @@ TEST_P(Ex3CachingAllocator, Ex3_WaitStreamStillReusesTheBlock) {
 TEST_P(Ex3CachingAllocator, Ex3_WithoutAGuardTheRaceCheckerSeesTheHazard) {
   if (!on_emulator()) GTEST_SKIP() << "the race checker is the emulator's";
   expect_reports();
-  const harness::ReuseHazard r = backend().reuse_hazard(kCount, ReuseGuard::none, 1.0);
+  const harness::Consumed r = backend().reuse_hazard(kCount, ReuseGuard::none, 1.0);
   ASSERT_TRUE(ran(r.observation));
   EXPECT_TRUE(r.pointer_reused) << "freed on the default stream, A's block is reused there at once";
   EXPECT_TRUE(race_between(r.observation, "fill_kernel", "sum_kernel"));

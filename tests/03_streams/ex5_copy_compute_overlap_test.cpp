@@ -75,7 +75,7 @@ TEST_P(Ex5CopyComputeOverlap, Ex5_ChunksAreExactForEverySize) {
     long long covered = 0;
     for (const int c : cs) {
       if (c < 0) continue;
-      const harness::ChunkRange got = backend().chunk_of(n, chunks, c);
+      const harness::ChunkRange got = backend().call(harness::entry::chunk_of, n, chunks, c);
       const harness::ChunkRange want = expected_chunk(n, chunks, c);
       ASSERT_TRUE(got.begin == want.begin && got.count == want.count)
           << "chunk " << c << ": [" << got.begin << ", +" << got.count << "), the handout's ["

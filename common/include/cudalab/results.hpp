@@ -161,6 +161,9 @@ nlohmann::json to_json(const ResultFile& result);
 // (a file name).
 ResultFile result_from_json(const nlohmann::json& json, const std::string& source);
 ResultFile parse_result(const std::string& text, const std::string& source);
+// One timeline (as in a result file's "timelines"), checked as the reader
+// checks those: a benchmark merging the timelines bench_pytorch.py wrote.
+Timeline timeline_from_json(const nlohmann::json& json, const std::string& source);
 
 // Validates as the reader does (ResultFormatError), then writes atomically
 // (a temporary file, then a rename), so a reader never sees half a file or a

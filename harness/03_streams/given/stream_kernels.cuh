@@ -1,32 +1,16 @@
 // The kernels lab 03's exercises launch on their streams: a spin that keeps
-// a stream busy for a given time (the lecture's stand-in for a long kernel),
-// the lecture's producer (fill A) and consumer (sum A), and the pipeline's
-// compute step. Harness code: the exercises are about where these run and
-// what orders them, not about the kernels.
+// a stream busy for a given time (the lecture's stand-in for a long kernel:
+// cudalab::Spinner, from cudalab/spinner.hpp), the lecture's producer (fill
+// A) and consumer (sum A), and the pipeline's compute step. Harness code:
+// the exercises are about where these run and what orders them, not about
+// the kernels.
 #pragma once
 
-#include <cstdint>
-
-#include "cudalab/device_time.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/spinner.hpp"
 
 namespace lab03 {
 inline namespace CUDALAB_BACKEND {
-
-// One thread that returns after `ns` nanoseconds on the device's clock
-// (cudalab::globaltimer_ns: the GPU's %globaltimer, the emulator's modelled
-// clock, on which the spin lasts `ns` too at almost no host time) and
-// writes how long it spun to *spun_ns (a write of its own, so that the
-// emulator's race checker can tell that two unordered spins share no bytes).
-__global__ void spin_kernel(long long ns, unsigned long long* spun_ns) {
-  const std::uint64_t start = cudalab::globaltimer_ns();
-  std::uint64_t now = start;
-  while (now - start < static_cast<std::uint64_t>(ns)) {
-    __nanosleep(1000);
-    now = cudalab::globaltimer_ns();
-  }
-  *spun_ns = now - start;
-}
 
 // a[i] = value: the producer (torch.normal_ in the lecture).
 __global__ void fill_kernel(float* a, int n, float value) {

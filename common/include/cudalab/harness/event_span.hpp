@@ -1,11 +1,14 @@
-// One interval of work on a stream, as CUDA events measured it: what an
-// experiment with streams reports (lab 03) and its tests compare. Backend-
-// free; cudalab/harness/event_timeline.hpp records them.
+// One interval of work on a stream, as CUDA events measured it, and a call
+// observed with the spans of its work: what an experiment with streams
+// reports (lab 03) and its tests compare. Backend-free;
+// cudalab/harness/event_timeline.hpp records them (observe_timed).
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include "cudalab/harness/observation.hpp"
 
 namespace cudalab::harness {
 
@@ -26,5 +29,14 @@ inline double total_ms(const std::vector<EventSpan>& spans) {
   }
   return last - first;
 }
+
+// A call whose work on streams was timed: how it went (on the emulator, the
+// race checker's reports among them) and, when it ran, its spans in the
+// order they were issued and their total.
+struct TimedObservation {
+  Observation observation;
+  std::vector<EventSpan> spans;
+  double total_ms = 0;  // first start to last end
+};
 
 }  // namespace cudalab::harness

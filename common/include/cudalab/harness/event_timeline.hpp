@@ -10,7 +10,10 @@
 //
 // Milliseconds from the earliest mark, by cudaEventElapsedTime: the GPU's
 // clock, or the emulator's modelled one. The events are destroyed with the
-// timeline.
+// timeline. observe_timed runs such work observed and reads its spans back:
+//
+//   TimedObservation run;
+//   observe_timed(run, [&](EventTimeline& timeline) { timeline.time(s, "s", "spin", ...); });
 #pragma once
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "cudalab/check.hpp"
+#include "cudalab/harness/device_call.hpp"
 #include "cudalab/harness/event_span.hpp"
 #include "cudalab/kernel.hpp"
 
@@ -80,6 +84,19 @@ class EventTimeline {
   std::vector<cudaEvent_t> events_;
   std::vector<Pending> pending_;
 };
+
+// Runs `issue(timeline)`, which queues work on streams and times it on
+// `timeline`, observed (observe_call: the device synchronised, and on the
+// emulator the race checker's reports); when it ran, reads the spans back
+// into `into` (spans of a failed call would time work that never ran).
+template <class Issue>
+void observe_timed(TimedObservation& into, Issue&& issue) {
+  EventTimeline timeline;
+  into.observation = observe_call({}, {}, [&] { issue(timeline); });
+  if (into.observation.failed()) return;
+  into.spans = timeline.spans();
+  into.total_ms = total_ms(into.spans);
+}
 
 }  // namespace CUDALAB_BACKEND
 }  // namespace cudalab::harness
