@@ -69,6 +69,18 @@ class RaceShadow {
     }
     return claim_or_overflow(slot, page, word);
   }
+  // The same where the word's page already has its window in this block,
+  // else nullptr (and nothing claimed): what a path that must not call out
+  // of line (the hooks' fast path) looks up.
+  WordShadow* in_window(std::uintptr_t word) {
+    const std::uintptr_t page = word >> kPageShift;
+    PageSlot& slot = slots_[slot_of(page)];
+    const std::uintptr_t index = (word - slot.low) >> 2;
+    if (slot.page == page && index < kWindowWords) [[likely]] {
+      return &slot.entries[index];
+    }
+    return nullptr;
+  }
   bool is_current(const WordShadow& w) const { return w.interval == interval_; }
   // Makes a stale entry the current interval's, with nothing in it.
   void begin(WordShadow& w) const {
