@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,7 @@
 
 namespace lab02::harness {
 
+using cudalab::harness::elements;
 using cudalab::harness::Entry;
 using cudalab::harness::In;
 using cudalab::harness::Observation;
@@ -27,34 +27,23 @@ using cudalab::harness::RunOptions;
 using cudalab::harness::Size;
 
 namespace entry {
-// A count the tests pass, as the element count of the vectors it sizes
-// (each entry declares its vectors' sizes, checked before anything runs).
-inline std::size_t elements(int count, const char* name) {
-  if (count < 0) {
-    throw std::invalid_argument(std::string(name) + " = " + std::to_string(count) +
-                                " is not a count");
-  }
-  return static_cast<std::size_t>(count);
-}
-
 // Exercise 1: element-wise conversions of n values, each by the student's
 // device function in a kernel. `out` comes back with what the device holds.
 inline constexpr auto conversion_sizes = [](int n) -> std::array<Size, 2> {
   return {{{"out", elements(n, "n")}, {"in", elements(n, "n")}}};
 };
-inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_fp16{"to_fp16",
-                                                                                  conversion_sizes};
-inline constexpr Entry<void(Out<std::uint16_t> out, In<float> in, int n)> to_bf16{"to_bf16",
-                                                                                  conversion_sizes};
+using To16Bits = Entry<void(Out<std::uint16_t> out, In<float> in, int n)>;
+inline constexpr To16Bits to_fp16{"to_fp16", conversion_sizes};
+inline constexpr To16Bits to_bf16{"to_bf16", conversion_sizes};
 inline constexpr Entry<void(Out<float> out, In<float> in, int n, Tf32Rounding rounding)> to_tf32{
     "to_tf32", [](int n, Tf32Rounding) { return conversion_sizes(n); }};
 
 // Exercise 3 (host code): A (m x k) * B (k x n) in double precision, and
 // the normwise relative error ||C - exact||_F / ||exact||_F.
-inline constexpr Entry<std::vector<double>(std::vector<float> a, std::vector<float> b, int m, int n,
-                                           int k)>
+inline constexpr Entry<std::vector<double>(const std::vector<float>& a, const std::vector<float>& b,
+                                           int m, int n, int k)>
     gemm_fp64{"gemm_fp64"};
-inline constexpr Entry<double(std::vector<float> c, std::vector<double> exact)>
+inline constexpr Entry<double(const std::vector<float>& c, const std::vector<double>& exact)>
     normwise_relative_error{"normwise_relative_error"};
 
 // Exercise 4: the student's predict_mma on `blocks` K-blocks, one per thread:
@@ -66,15 +55,13 @@ inline constexpr auto block_sizes = [](MmaFormat format, int blocks) -> std::arr
   const std::size_t count = elements(blocks, "blocks");
   return {{{"a", count * kb}, {"b", count * kb}, {"c", count}, {"d", count}}};
 };
-inline constexpr Entry<void(MmaFormat format, In<std::uint32_t> a, In<std::uint32_t> b, In<float> c,
-                            Out<float> d, int blocks)>
-    predict_mma{"predict_mma", block_sizes};
+using OnBlocks = Entry<void(MmaFormat format, In<std::uint32_t> a, In<std::uint32_t> b, In<float> c,
+                            Out<float> d, int blocks)>;
+inline constexpr OnBlocks predict_mma{"predict_mma", block_sizes};
 // The same blocks through the tensor-core instruction itself (harness code,
 // mma_instruction.cuh): mma.sync on the GPU, the emulator's model of it on
 // the emulator. The same signature, so one test body runs either.
-inline constexpr Entry<void(MmaFormat format, In<std::uint32_t> a, In<std::uint32_t> b, In<float> c,
-                            Out<float> d, int blocks)>
-    mma_instruction{"mma_instruction", block_sizes};
+inline constexpr OnBlocks mma_instruction{"mma_instruction", block_sizes};
 
 // Exercise 5: the student's tensor-core GEMM, C (m x n, fp32) = A (m x k) *
 // B (k x n). `c` goes to the device as it is (fill it with NaN first).
@@ -95,8 +82,8 @@ inline constexpr Entry<void(Out<float> x, int n, OperandRounding rounding)> roun
     "round_operands", [](int n, OperandRounding) -> std::array<Size, 1> {
       return {{{"x", elements(n, "n")}}};
     }};
-inline constexpr Entry<double(std::vector<float> c, std::vector<double> exact)> mean_signed_error{
-    "mean_signed_error"};
+inline constexpr Entry<double(const std::vector<float>& c, const std::vector<double>& exact)>
+    mean_signed_error{"mean_signed_error"};
 }  // namespace entry
 
 // The entry points, and exercise 2's experiment, which is no entry point: the

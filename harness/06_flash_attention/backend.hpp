@@ -11,13 +11,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "cudalab/harness/entry_points.hpp"
 
 namespace lab06::harness {
 
+using cudalab::harness::elements;
 using cudalab::harness::Entry;
 using cudalab::harness::In;
 using cudalab::harness::InOut;
@@ -59,12 +59,8 @@ inline constexpr Entry<void(Attention shape, In<float> q, In<float> k, In<float>
 // the row's statistics gathered in one pass over blocks of `block` columns.
 inline constexpr Entry<void(In<float> x, int rows, int columns, int block, Out<float> out)>
     online_softmax{"online_softmax", [](int rows, int columns, int) -> std::array<Size, 2> {
-                     if (rows < 0 || columns < 0) {
-                       throw std::invalid_argument("online_softmax: " + std::to_string(rows) +
-                                                   " x " + std::to_string(columns) +
-                                                   " is not a matrix");
-                     }
-                     const std::size_t values = static_cast<std::size_t>(rows) * columns;
+                     const std::size_t values =
+                         elements(rows, "rows") * elements(columns, "columns");
                      return {{{"x", values}, {"out", values}}};
                    }};
 

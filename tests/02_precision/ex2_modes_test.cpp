@@ -25,6 +25,7 @@
 #include "backend.hpp"
 #include "cudalab/harness/testing.hpp"
 #include "cudalab/numerics.hpp"
+#include "lab02_test_support.hpp"
 
 namespace lab02 {
 namespace {

@@ -140,6 +140,16 @@ TEST_P(Ex2OnlineSoftmax, Ex2_BlockOfZeroColumnsIsRefused) {
   EXPECT_EQ(out, untouched) << "online_softmax in blocks of 0: out changed";
 }
 
+// A negative row or column count gives no size: refused by name.
+TEST_P(Ex2OnlineSoftmax, Ex2_NegativeCountIsRefused) {
+  const std::vector<float> x(12, 1.0f), untouched(12, kUntouched);
+  std::vector<float> out = untouched;
+  EXPECT_TRUE(
+      refused([&] { return backend().call(harness::entry::online_softmax, x, 3, -4, 1, out); },
+              "online_softmax: columns = -4 is not a count", "online_softmax of 3 x -4"));
+  EXPECT_EQ(out, untouched) << "online_softmax of 3 x -4: out changed";
+}
+
 CUDALAB_ON_BOTH_BACKENDS(Ex2OnlineSoftmax);
 
 }  // namespace

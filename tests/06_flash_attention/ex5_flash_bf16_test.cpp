@@ -25,12 +25,15 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/half_bits.hpp"
 #include "cudalab/numerics/formats.hpp"
 #include "lab06_test_support.hpp"
 
 namespace lab06 {
 namespace {
 
+using cudalab::bf16_bits_to_floats;
+using cudalab::to_bf16_bits;
 using cudalab::harness::nothing_written_outside;
 using cudalab::harness::Observation;
 using cudalab::harness::ran;
@@ -83,18 +86,6 @@ cudalab::Tolerance o_tolerance(const std::vector<float>& v) {
 // worst case of the score error, which random inputs never approach.
 constexpr cudalab::Tolerance kLTolerance{1e-4, 1e-4};
 
-std::vector<std::uint16_t> to_bf16(const std::vector<float>& values) {
-  std::vector<std::uint16_t> bits(values.size());
-  std::transform(values.begin(), values.end(), bits.begin(), fp32_to_bf16_bits);
-  return bits;
-}
-
-std::vector<float> to_float(const std::vector<std::uint16_t>& bits) {
-  std::vector<float> values(bits.size());
-  std::transform(bits.begin(), bits.end(), values.begin(), bf16_bits_to_fp32);
-  return values;
-}
-
 // The kernel's inputs, bf16 bit patterns.
 struct Bf16Inputs {
   std::vector<std::uint16_t> q, k, v;
@@ -103,13 +94,14 @@ struct Bf16Inputs {
 // Uniform in [-1, 1) rounded to bf16.
 Bf16Inputs random_bf16_inputs(cudalab::Random& rng, const Attention& shape) {
   const Inputs in = random_inputs(rng, shape);
-  return {to_bf16(in.q), to_bf16(in.k), to_bf16(in.v)};
+  return {to_bf16_bits(in.q), to_bf16_bits(in.k), to_bf16_bits(in.v)};
 }
 
 // The reference of exactly the values the kernel got: bf16 -> fp32 is
 // exact, NaN included.
 Attended reference_bf16(const Attention& shape, const Bf16Inputs& in) {
-  return reference_attention(shape, to_float(in.q), to_float(in.k), to_float(in.v));
+  return reference_attention(shape, bf16_bits_to_floats(in.q), bf16_bits_to_floats(in.k),
+                             bf16_bits_to_floats(in.v));
 }
 
 // o (decoded from bf16) and L against the reference.
@@ -143,8 +135,8 @@ class Ex5FlashBf16 : public OnBackend {
     const std::string what = "flash_forward_bf16, " + describe(shape) + inputs_are;
     const Observation observation = run(shape, in, o, lse);
     ASSERT_TRUE(ran(observation)) << what;
-    EXPECT_TRUE(bf16_output_matches(to_float(o), lse, reference_bf16(shape, in), shape,
-                                    o_tolerance(to_float(in.v)), what));
+    EXPECT_TRUE(bf16_output_matches(bf16_bits_to_floats(o), lse, reference_bf16(shape, in), shape,
+                                    o_tolerance(bf16_bits_to_floats(in.v)), what));
     EXPECT_TRUE(nothing_written_outside(observation, what));
   }
   void expect_attention(const Attention& shape) {
@@ -193,10 +185,10 @@ TEST_P(Ex5FlashBf16, Ex5_LargeScoresNeedTheScaledMaximum) {
     shape.scale = 1.0f;
     const auto integers = [&](int lo, int hi) {
       const auto values = rng_.uniform(shape.values(), lo, hi);
-      return to_bf16(std::vector<float>(values.begin(), values.end()));
+      return to_bf16_bits(std::vector<float>(values.begin(), values.end()));
     };
     const Bf16Inputs in{integers(2, 4), integers(2, 4),
-                        to_bf16(rng_.uniform(shape.values(), -1.0f, 1.0f))};
+                        to_bf16_bits(rng_.uniform(shape.values(), -1.0f, 1.0f))};
     expect_attention(shape, in, ", integer scores from 256 to 1024 and scale 1");
     if (HasFailure()) return;
   }
@@ -247,12 +239,12 @@ TEST_P(Ex5FlashBf16, Ex5_TheCheckRejectsAPerturbedOutput) {
   const Attention shape = attention(2, 40, 64);
   const Bf16Inputs in = random_bf16_inputs(rng_, shape);
   const Attended expected = reference_bf16(shape, in);
-  const cudalab::Tolerance tolerance = o_tolerance(to_float(in.v));
+  const cudalab::Tolerance tolerance = o_tolerance(bf16_bits_to_floats(in.v));
   std::vector<std::uint16_t> o(shape.values(), kUnwrittenO);
   std::vector<float> lse(shape.rows(), kUnwrittenL);
   ASSERT_TRUE(
       ran(reference().call(harness::entry::flash_forward_bf16, shape, in.q, in.k, in.v, o, lse)));
-  const std::vector<float> o_values = to_float(o);
+  const std::vector<float> o_values = bf16_bits_to_floats(o);
   ASSERT_TRUE(
       bf16_output_matches(o_values, lse, expected, shape, tolerance, "the reference solution"));
   const auto largest = [](const std::vector<float>& x) {
@@ -272,8 +264,8 @@ TEST_P(Ex5FlashBf16, Ex5_TheCheckRejectsAPerturbedOutput) {
 
   std::vector<std::uint16_t> flipped = o;
   flipped[e] ^= 0x0080;  // the lowest of the 8 exponent bits
-  EXPECT_FALSE(
-      bf16_output_matches(to_float(flipped), lse, expected, shape, tolerance, "exponent flipped"))
+  EXPECT_FALSE(bf16_output_matches(bf16_bits_to_floats(flipped), lse, expected, shape, tolerance,
+                                   "exponent flipped"))
       << "o element " << e << " changed from " << o_values[e] << " to "
       << bf16_bits_to_fp32(flipped[e]) << " passed the check";
 
@@ -363,8 +355,8 @@ TEST_P(Ex5Trace, Ex5_OneKernelThatStoresOnlyOAndL) {
         << " queries, K and V up to the block's last key (nothing past n, nothing above the "
         << "diagonal with the mask) is " << expected_loads
         << " (more: a tile loaded twice, or rows past n; fewer: keys skipped)";
-    EXPECT_TRUE(bf16_output_matches(to_float(o), lse, reference_bf16(shape, in), shape,
-                                    o_tolerance(to_float(in.v)), what));
+    EXPECT_TRUE(bf16_output_matches(bf16_bits_to_floats(o), lse, reference_bf16(shape, in), shape,
+                                    o_tolerance(bf16_bits_to_floats(in.v)), what));
     if (HasFailure()) return;
   }
 }

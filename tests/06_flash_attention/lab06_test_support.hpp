@@ -27,6 +27,7 @@ using OnBackend =
                                 harness::make_gpu_backend, harness::make_reference_emulator_backend,
                                 harness::make_reference_gpu_backend>;
 
+using cudalab::harness::refused;
 using harness::Attention;
 
 // Exercise 1's call, with the scratch its n x n scores per head need.
@@ -209,37 +210,6 @@ inline std::vector<BadShape> bad_shapes() {
           {no_heads, 0, "heads = 0", "heads = 0"},
           {empty, 0, "n = 0", "sequence length n = 0"},
           {good, good.values() - 1, "q has", "q one value short"}};
-}
-
-// A call that must be refused: it throws std::invalid_argument (from the
-// backend call, or caught into its Observation) with `names` in the message,
-// so that a student sees which argument is wrong.
-template <class Call>
-::testing::AssertionResult refused(Call&& call, const std::string& names, const std::string& what) {
-  std::string message;
-  try {
-    const cudalab::harness::Observation observation = call();
-    if (!observation.failed()) {
-      return ::testing::AssertionFailure()
-             << what << ": the call returned normally; it must throw std::invalid_argument";
-    }
-    if (observation.error_type != "std::invalid_argument") {
-      return ::testing::AssertionFailure()
-             << what << ": threw " << observation.error_type << " (" << observation.error
-             << "); expected std::invalid_argument";
-    }
-    message = observation.error;
-  } catch (const std::invalid_argument& e) {
-    message = e.what();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure()
-           << what << ": threw " << e.what() << "; expected std::invalid_argument";
-  }
-  if (message.find(names) == std::string::npos) {
-    return ::testing::AssertionFailure()
-           << what << ": the message should name \"" << names << "\", got: " << message;
-  }
-  return ::testing::AssertionSuccess();
 }
 
 // Global-memory traffic in bytes, as the emulator counts it (what the lanes

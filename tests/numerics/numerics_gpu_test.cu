@@ -23,7 +23,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/device_info.hpp"
 #include "cudalab/kernel.hpp"
-#include "cudalab/mma.hpp"
+#include "cudalab/mma_operands.hpp"
 #include "cudalab/numerics.hpp"
 #include "edge_vectors.hpp"
 
@@ -215,36 +215,9 @@ __global__ void mma_blocks(const std::uint32_t* A, const std::uint32_t* B, const
     const MatrixCoord at = m16n8_c_element(lane, i);
     c[i] = C[at.row * 8 + at.col];
   }
-  if constexpr (F == MmaFormat::tf32) {
-    std::uint32_t a[4], b[2];
-    for (int i = 0; i < 4; ++i) {
-      const MatrixCoord at = m16n8k8_tf32_a_element(lane, i);
-      a[i] = A[at.row * K + at.col];
-    }
-    for (int i = 0; i < 2; ++i) {
-      const MatrixCoord at = m16n8k8_tf32_b_element(lane, i);
-      b[i] = B[at.row * 8 + at.col];
-    }
-    cudalab::mma_m16n8k8_tf32(d, a, b, c);
-  } else {
-    // Two 16-bit elements per register, the lower-numbered one in the low half.
-    std::uint32_t a[4], b[2];
-    for (int r = 0; r < 4; ++r) {
-      const MatrixCoord lo = m16n8k16_a_element(lane, 2 * r),
-                        hi = m16n8k16_a_element(lane, 2 * r + 1);
-      a[r] = (A[lo.row * K + lo.col] & 0xffffu) | (A[hi.row * K + hi.col] << 16);
-    }
-    for (int r = 0; r < 2; ++r) {
-      const MatrixCoord lo = m16n8k16_b_element(lane, 2 * r),
-                        hi = m16n8k16_b_element(lane, 2 * r + 1);
-      b[r] = (B[lo.row * 8 + lo.col] & 0xffffu) | (B[hi.row * 8 + hi.col] << 16);
-    }
-    if constexpr (F == MmaFormat::fp16) {
-      cudalab::mma_m16n8k16_f16(d, a, b, c);
-    } else {
-      cudalab::mma_m16n8k16_bf16(d, a, b, c);
-    }
-  }
+  const auto a_at = [&](int row, int col) { return A[row * K + col]; };
+  const auto b_at = [&](int row, int col) { return B[row * 8 + col]; };
+  cudalab::mma_sync_on_elements(F, lane, d, a_at, b_at, c);
   for (int i = 0; i < 4; ++i) {
     const MatrixCoord at = m16n8_c_element(lane, i);
     D[at.row * 8 + at.col] = d[i];

@@ -1,6 +1,7 @@
 // Lab 02's vocabulary, shared by the lab's files, its harness, its tests and
 // the viewer: which GEMM a "mode" is, and how TF32 operands are prepared.
-// Backend-free (no CUDA, no emulator headers).
+// Backend-free (no CUDA, no emulator headers). The parts only the tests use
+// are in tests/02_precision/lab02_test_support.hpp.
 #pragma once
 
 #include <array>
@@ -42,42 +43,11 @@ inline std::string to_string(GemmMode mode) {
   return "?";
 }
 
-// An input value as a GEMM in `mode` multiplies it: rounded to the mode's
-// input type, to nearest even (what the harness does to fp16/bf16 inputs,
-// and what cuBLAS does to fp32 operands in TF32 mode).
-inline float as_multiplied(GemmMode mode, float x) {
-  namespace nx = cudalab::numerics;
-  switch (mode) {
-    case GemmMode::fp32:
-      return x;
-    case GemmMode::tf32:
-      return nx::fp32_to_tf32(x, nx::Tf32Rounding::nearest_even);
-    case GemmMode::fp16_fp32_accumulate:
-    case GemmMode::fp16_fp16_accumulate:
-      return nx::fp16_bits_to_fp32(nx::fp32_to_fp16_bits(x));
-    case GemmMode::bf16_fp32_accumulate:
-      return nx::bf16_bits_to_fp32(nx::fp32_to_bf16_bits(x));
-  }
-  return x;
-}
-
 // Exercise 6: what happens to fp32 operands before a TF32 tensor-core GEMM.
 enum class OperandRounding {
   raw,           // passed as they are: the tensor core ignores their low 13 bits
   ties_away,     // wmma::__float_to_tf32 (cvt.rna.tf32.f32)
   nearest_even,  // what cuBLAS does in TF32 mode
 };
-
-inline std::string to_string(OperandRounding rounding) {
-  switch (rounding) {
-    case OperandRounding::raw:
-      return "raw";
-    case OperandRounding::ties_away:
-      return "ties away";
-    case OperandRounding::nearest_even:
-      return "nearest even";
-  }
-  return "?";
-}
 
 }  // namespace lab02

@@ -48,10 +48,13 @@
 // as the signature declares them. call() checks the counts before anything
 // is staged and throws std::invalid_argument naming the vector ("scale: x
 // has 9 elements; the call's other arguments need 10"), so a wrong size
-// never reaches the lab code and changes nothing. A sizes function may
-// itself throw std::invalid_argument for arguments that give no size (a
-// negative row count); checks of the other arguments' values (a head
-// dimension the kernels have no tile for) stay with the lab code.
+// never reaches the lab code and changes nothing. A count argument becomes
+// a size through elements(n, "n"), which refuses a negative one by name
+// ("scale: n = -1 is not a count"; call() adds the entry's name to any
+// std::invalid_argument of a sizes function). Checks of the other
+// arguments' values (a head dimension the kernels have no tile for) stay
+// with the lab code. A backend member that is no entry point checks its
+// vectors the same way with check_sizes (below).
 #pragma once
 
 #include <array>
@@ -105,6 +108,39 @@ struct Size {
   std::string_view name;
   std::size_t count = 0;
 };
+
+// A count argument (n, rows, blocks) as the element count of the vectors it
+// sizes, for a sizes function: a negative count gives no size and is
+// refused, named ("n = -1 is not a count").
+inline std::size_t elements(int count, std::string_view name) {
+  if (count < 0) {
+    throw std::invalid_argument(std::string(name) + " = " + std::to_string(count) +
+                                " is not a count");
+  }
+  return static_cast<std::size_t>(count);
+}
+
+// The vectors' element counts (`given`) against those `sizes()` returns, in
+// the same order; the first mismatch, or a refusal from sizes() itself, is
+// an std::invalid_argument that begins with `call`. What call() does for
+// an entry, and what a backend member that is no entry point calls itself.
+template <std::size_t N, class Sizes>
+void check_sizes(std::string_view call, const Sizes& sizes,
+                 const std::array<std::size_t, N>& given) {
+  std::array<Size, N> wanted;
+  try {
+    wanted = sizes();
+  } catch (const std::invalid_argument& refusal) {
+    throw std::invalid_argument(std::string(call) + ": " + refusal.what());
+  }
+  for (std::size_t b = 0; b < N; ++b) {
+    if (given[b] == wanted[b].count) continue;
+    throw std::invalid_argument(std::string(call) + ": " + std::string(wanted[b].name) + " has " +
+                                std::to_string(given[b]) +
+                                " elements; the call's other arguments need " +
+                                std::to_string(wanted[b].count));
+  }
+}
 
 namespace detail {
 template <class A>
@@ -291,27 +327,22 @@ class EntryBackend : public BackendBase {
     return std::forward<Given>(given);
   }
 
-  // The entry's declared element counts against the vectors given; the
-  // first mismatch is an std::invalid_argument naming the vector.
+  // The entry's declared element counts against the vectors given.
   template <class R, class... Args>
-  static void check_sizes(const Entry<R(Args...)>& entry, const std::tuple<Args...>& arguments) {
+  static void check_entry_sizes(const Entry<R(Args...)>& entry,
+                                const std::tuple<Args...>& arguments) {
     if (entry.sizes == nullptr) return;
-    const auto [wanted, given] = std::apply(
+    std::apply(
         [&](const auto&... each) {
           const auto counts = [](auto... count) {
             return std::array<std::size_t, sizeof...(count)>{count...};
           };
-          return std::pair{std::apply(entry.sizes, std::tuple_cat(detail::plain_part(each)...)),
-                           std::apply(counts, std::tuple_cat(detail::count_part(each)...))};
+          check_sizes(
+              entry.name,
+              [&] { return std::apply(entry.sizes, std::tuple_cat(detail::plain_part(each)...)); },
+              std::apply(counts, std::tuple_cat(detail::count_part(each)...)));
         },
         arguments);
-    for (std::size_t b = 0; b < wanted.size(); ++b) {
-      if (given[b] == wanted[b].count) continue;
-      throw std::invalid_argument(std::string(entry.name) + ": " + std::string(wanted[b].name) +
-                                  " has " + std::to_string(given[b]) +
-                                  " elements; the call's other arguments need " +
-                                  std::to_string(wanted[b].count));
-    }
   }
 
   // An argument staged for the call: the device copy of an In, an InOut or
@@ -369,7 +400,7 @@ class EntryBackend : public BackendBase {
       return function(as_argument<Args>(std::get<I>(given))...);
     } else {
       const std::tuple<Args...> arguments{as_argument<Args>(std::get<I>(given))...};
-      check_sizes(entry, arguments);
+      check_entry_sizes(entry, arguments);
       std::tuple<Staged<Args>...> staged{stage<Args>(std::get<I>(arguments))...};
       Observation observation = observe_output(staged, options, [&](void* output) {
         function(device_argument(std::get<I>(staged), output)...);

@@ -18,7 +18,9 @@
 
 #include <memory>
 #include <ostream>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cudalab/compare.hpp"
@@ -162,6 +164,43 @@ template <class T>
   const auto close = cudalab::all_close(actual, expected, tolerance, options);
   if (close) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << what << ": wrong result\n" << close.message();
+}
+
+// A call that must be refused: it throws std::invalid_argument, or returns
+// an Observation that caught one, with `names` in the message, so that a
+// student sees which argument is wrong. `what` names the call in a failure.
+template <class Call>
+::testing::AssertionResult refused(Call&& call, const std::string& names, const std::string& what) {
+  std::string message;
+  try {
+    if constexpr (std::is_same_v<std::invoke_result_t<Call>, Observation>) {
+      const Observation observation = call();
+      if (observation.failed() && observation.error_type != "std::invalid_argument") {
+        return ::testing::AssertionFailure()
+               << what << ": threw " << observation.error_type << " (" << observation.error
+               << "); expected std::invalid_argument";
+      }
+      message = observation.error;
+    } else {
+      call();
+    }
+    if (message.empty()) {
+      return ::testing::AssertionFailure()
+             << what
+             << ": the call returned normally; it must throw std::invalid_argument naming \""
+             << names << "\"";
+    }
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure()
+           << what << ": threw " << e.what() << "; expected std::invalid_argument";
+  }
+  if (message.find(names) == std::string::npos) {
+    return ::testing::AssertionFailure()
+           << what << ": the message should name \"" << names << "\", got: " << message;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 // Elements outside the output (guards around it) must keep their bits.
