@@ -89,13 +89,16 @@ struct Worker {
 thread_local Worker worker;
 
 Fiber* new_fiber() {
+  // One look-up of the thread-local (each use of `worker` would call its
+  // initialisation check).
+  Worker& here = worker;
   Fiber* f;
-  if (!worker.spare_fibers.empty()) {
-    f = worker.spare_fibers.back();
-    worker.spare_fibers.pop_back();
+  if (!here.spare_fibers.empty()) {
+    f = here.spare_fibers.back();
+    here.spare_fibers.pop_back();
   } else {
     f = new Fiber;
-    f->stack = worker.stacks.take();
+    f->stack = here.stacks.take();
   }
   f->finished = false;
   f->context = ctx::make_fcontext(f->stack.top(), f->stack.bytes - 4096, &fiber_main);
@@ -229,7 +232,8 @@ void BlockRun::execute() {
   current_thread = &host_placeholder_thread;
   // Fibers of threads that never finished are abandoned: their stacks are
   // reused, the objects on them are not destroyed (kernels hold plain data).
-  for (Fiber* f : fibers) worker.spare_fibers.push_back(f);
+  std::vector<Fiber*>& spare = worker.spare_fibers;
+  spare.insert(spare.end(), fibers.begin(), fibers.end());
   fibers.clear();
   ready.clear();
   barrier_waiters.clear();
@@ -241,7 +245,8 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
     barrier_site = site;
     barrier_sites_differ = false;
     barrier_count = 0;
-  } else if (!(SiteKey::of(site) == SiteKey::of(barrier_site))) [[unlikely]] {
+  } else if (site_bits(site) != site_bits(barrier_site) &&
+             !(SiteKey::of(site) == SiteKey::of(barrier_site))) [[unlikely]] {
     barrier_sites_differ = true;
   }
   barrier_count += predicate != 0;
