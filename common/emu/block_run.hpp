@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <source_location>
 #include <vector>
 
@@ -29,6 +28,44 @@ struct Fiber {
 
 enum class Waiting : std::uint8_t { no, barrier, warp, coalesce, exited };
 
+// The fibers whose threads may run, first come first run: a ring of one slot
+// per thread of the block, so that a push is a store and a pop a load. It
+// never holds more: a fiber runs one thread at a time and is queued only
+// while that thread is parked, once.
+class RunQueue {
+ public:
+  void reset(unsigned threads) {
+    slots_.assign(threads, nullptr);
+    head_ = 0;
+    count_ = 0;
+  }
+  bool empty() const { return count_ == 0; }
+  void push(Fiber* fiber) {
+    if (count_ == slots_.size()) [[unlikely]]
+      overflow();
+    std::size_t tail = head_ + count_;
+    if (tail >= slots_.size()) tail -= slots_.size();
+    slots_[tail] = fiber;
+    ++count_;
+  }
+  Fiber* pop() {
+    Fiber* fiber = slots_[head_];
+    if (++head_ == slots_.size()) head_ = 0;
+    --count_;
+    return fiber;
+  }
+  void clear() {
+    head_ = 0;
+    count_ = 0;
+  }
+
+ private:
+  [[noreturn]] static void overflow();
+  std::vector<Fiber*> slots_;
+  std::size_t head_ = 0;
+  std::size_t count_ = 0;
+};
+
 struct ThreadExtra {
   Fiber* fiber = nullptr;
   Waiting waiting = Waiting::no;
@@ -38,12 +75,17 @@ struct ThreadExtra {
 };
 
 struct PendingCollective {
+  // Leaves values and arguments unset (a constructor of its own, so that
+  // making one does not clear 384 bytes that only arriving lanes write).
+  PendingCollective(WarpOp op, unsigned mask, int width, const std::source_location& site)
+      : op(op), mask(mask), width(width), site(site) {}
+
   WarpOp op;
-  unsigned mask = 0;  // the lanes it waits for: those named that have not exited
+  unsigned mask;  // the lanes it waits for: those named that have not exited
   unsigned arrived = 0;
-  int width = 32;
+  int width;
   std::source_location site;
-  std::uint64_t values[32];
+  std::uint64_t values[32];  // of the lanes that arrived
   int arguments[32];
 };
 
@@ -139,7 +181,7 @@ class BlockRun {
   // ---- scheduling ----
   unsigned next_unstarted = 0;
   unsigned exited = 0;
-  std::deque<Fiber*> ready;
+  RunQueue ready;
   std::vector<Fiber*> fibers;  // all fibers made for this block
   Fiber* running = nullptr;
   ctx::fcontext_t scheduler = nullptr;
@@ -149,6 +191,9 @@ class BlockRun {
   // ---- barrier ----
   unsigned barrier_arrived = 0;
   int barrier_count = 0;
+  // What the last barrier to complete returns to its waiters: each reads it
+  // when it resumes, before the next barrier can complete without it.
+  int barrier_released_count = 0;
   std::source_location barrier_site;
   bool barrier_sites_differ = false;
   std::vector<unsigned> barrier_waiters;
@@ -166,9 +211,17 @@ class BlockRun {
 
   // Called on a fiber: park the current thread until someone makes it ready.
   void park();
-  void make_ready(unsigned thread);
-  // The fiber to run next, or nullptr for "back to the scheduler".
-  Fiber* next_fiber();
+  [[gnu::always_inline]] void make_ready(unsigned thread) {
+    extra[thread].waiting = Waiting::no;
+    ready.push(extra[thread].fiber);
+  }
+  // The fiber to run next, or nullptr for "back to the scheduler". The
+  // common case, a ready fiber, is inline: every park takes this path.
+  Fiber* next_fiber() {
+    if (!failed && !ready.empty()) [[likely]]
+      return ready.pop();
+    return next_fiber_otherwise();
+  }
   // Called when a fiber or the scheduler is resumed: saves the context of
   // whoever switched to it.
   void resumed(ctx::transfer_t t);
@@ -192,12 +245,18 @@ class BlockRun {
  private:
   friend void fiber_main(ctx::transfer_t);
   void fiber_loop(Fiber* self);
+  Fiber* next_fiber_otherwise();
+  void report_different_barriers(unsigned thread, const std::source_location& site);
   void thread_exited(unsigned thread);
   void report_deadlock();
   // Why lanes wait in a collective that cannot complete: which lanes of its
   // mask never arrived, and where they are instead (warp.cpp).
   std::string stuck_collective(unsigned waiting_thread) const;
   void complete(WarpState& warp, PendingCollective& pending);
+  void report_bad_collective(WarpOp op, unsigned& mask, int& width,
+                             const std::source_location& site);
+  void report_different_collectives(WarpOp op, const PendingCollective& pending,
+                                    const std::source_location& site);
   // Called when nothing of the block can run: every pending
   // coalesced_threads() group forms from the lanes waiting in it.
   void resolve_coalescing();

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
@@ -88,13 +89,16 @@ struct Worker {
 thread_local Worker worker;
 
 Fiber* new_fiber() {
+  // One look-up of the thread-local (each use of `worker` would call its
+  // initialisation check).
+  Worker& here = worker;
   Fiber* f;
-  if (!worker.spare_fibers.empty()) {
-    f = worker.spare_fibers.back();
-    worker.spare_fibers.pop_back();
+  if (!here.spare_fibers.empty()) {
+    f = here.spare_fibers.back();
+    here.spare_fibers.pop_back();
   } else {
     f = new Fiber;
-    f->stack = worker.stacks.take();
+    f->stack = here.stacks.take();
   }
   f->finished = false;
   f->context = ctx::make_fcontext(f->stack.top(), f->stack.bytes - 4096, &fiber_main);
@@ -168,22 +172,25 @@ void BlockRun::abort_block() {
   std::abort();  // not reached: nothing resumes an aborted fiber
 }
 
+void RunQueue::overflow() {
+  std::fputs("cudalab emulator: internal error: more fibers ready than the block has threads\n",
+             stderr);
+  std::abort();
+}
+
 // Control passes directly from fiber to fiber: a parking fiber resumes the
 // next ready one (or starts a new one for the threads not yet started), so a
 // barrier costs one context switch per thread. Only when nothing can run does
-// control return to the scheduler in execute().
-Fiber* BlockRun::next_fiber() {
+// control return to the scheduler in execute(). next_fiber() (block_run.hpp)
+// takes a ready fiber itself and comes here for everything else.
+Fiber* BlockRun::next_fiber_otherwise() {
   if (failed) return nullptr;
   // Nothing else can run: lanes waiting in coalesced_threads() now know who
   // is with them (warp_coalesce.cpp).
   if (ready.empty() && next_unstarted >= thread_count && coalescing_lanes != 0) {
     resolve_coalescing();
   }
-  if (!ready.empty()) {
-    Fiber* f = ready.front();
-    ready.pop_front();
-    return f;
-  }
+  if (!ready.empty()) return ready.pop();
   if (next_unstarted < thread_count) {
     Fiber* f = new_fiber();
     fibers.push_back(f);
@@ -214,11 +221,6 @@ void BlockRun::park() {
   current_thread = me;
 }
 
-void BlockRun::make_ready(unsigned t) {
-  extra[t].waiting = Waiting::no;
-  ready.push_back(extra[t].fiber);
-}
-
 void BlockRun::execute() {
   if (Fiber* first = next_fiber()) {
     running = first;
@@ -230,7 +232,8 @@ void BlockRun::execute() {
   current_thread = &host_placeholder_thread;
   // Fibers of threads that never finished are abandoned: their stacks are
   // reused, the objects on them are not destroyed (kernels hold plain data).
-  for (Fiber* f : fibers) worker.spare_fibers.push_back(f);
+  std::vector<Fiber*>& spare = worker.spare_fibers;
+  spare.insert(spare.end(), fibers.begin(), fibers.end());
   fibers.clear();
   ready.clear();
   barrier_waiters.clear();
@@ -242,7 +245,8 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
     barrier_site = site;
     barrier_sites_differ = false;
     barrier_count = 0;
-  } else if (!(SiteKey::of(site) == SiteKey::of(barrier_site))) {
+  } else if (site_bits(site) != site_bits(barrier_site) &&
+             !(SiteKey::of(site) == SiteKey::of(barrier_site))) [[unlikely]] {
     barrier_sites_differ = true;
   }
   barrier_count += predicate != 0;
@@ -251,23 +255,27 @@ int BlockRun::barrier(int predicate, const std::source_location& site) {
     extra[me].waiting = Waiting::barrier;
     barrier_waiters.push_back(me);
     park();
-    return static_cast<int>(extra[me].result);
+    return barrier_released_count;
   }
   // Everyone is here: release the barrier.
-  if (barrier_sites_differ) {
-    std::ostringstream what;
-    what << "the threads of the block reached different __syncthreads() calls: "
-         << format_site(barrier_site) << " and " << format_site(site);
-    report(ReportKind::divergent_barrier, me, what.str(), &site, cudaErrorLaunchFailure);
-  }
+  if (barrier_sites_differ) [[unlikely]]
+    report_different_barriers(me, site);
   barrier_arrived = 0;
+  barrier_released_count = barrier_count;
   shadow.next_interval();
-  for (unsigned t : barrier_waiters) {
-    extra[t].result = static_cast<std::uint64_t>(barrier_count);
-    make_ready(t);
-  }
+  for (unsigned t : barrier_waiters) make_ready(t);
   barrier_waiters.clear();
   return barrier_count;
+}
+
+// Off barrier()'s path (a string stream there would cost every pass the
+// frame it needs).
+[[gnu::noinline, gnu::cold]] void BlockRun::report_different_barriers(
+    unsigned thread, const std::source_location& site) {
+  std::ostringstream what;
+  what << "the threads of the block reached different __syncthreads() calls: "
+       << format_site(barrier_site) << " and " << format_site(site);
+  report(ReportKind::divergent_barrier, thread, what.str(), &site, cudaErrorLaunchFailure);
 }
 
 std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids) {
@@ -457,6 +465,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
       s.lane = t % 32;
     }
     run.thread_count = n;
+    run.ready.reset(n);
   }
   for (unsigned t = 0; t < n; ++t) {
     run.threads[t].block = &run.info;

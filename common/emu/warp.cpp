@@ -50,12 +50,15 @@ std::string hex(unsigned mask) {
 
 }  // namespace
 
-std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value, int argument,
-                                   int width, const std::source_location& site) {
+// A collective called with a bad width or mask: reported, then made valid
+// (width 32, the mask less lanes that do not exist, plus the caller's), so
+// that the rest of the block runs on. Apart from collective(), whose every
+// call would otherwise pay for the strings' frame.
+[[gnu::noinline, gnu::cold]] void BlockRun::report_bad_collective(
+    WarpOp op, unsigned& mask, int& width, const std::source_location& site) {
   ThreadState* me = current_thread;
-  WarpState& warp = warps[me->warp];
+  const WarpState& warp = warps[me->warp];
   const unsigned bit = 1u << me->lane;
-
   if (width <= 0 || width > 32 || (width & (width - 1)) != 0) {
     report(ReportKind::warp_collective, me->linear,
            std::string(op_name(op)) + " with width " + std::to_string(width) +
@@ -78,6 +81,18 @@ std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value
            &site, cudaErrorLaunchFailure);
     mask |= bit;
   }
+}
+
+std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value, int argument,
+                                   int width, const std::source_location& site) {
+  ThreadState* me = current_thread;
+  WarpState& warp = warps[me->warp];
+  const unsigned bit = 1u << me->lane;
+
+  const bool bad_width = width <= 0 || width > 32 || (width & (width - 1)) != 0;
+  if (bad_width || (mask & ~warp.existing) || !(mask & bit)) [[unlikely]] {
+    report_bad_collective(op, mask, width, site);
+  }
   mask &= ~warp.exited;  // exited lanes need not arrive
 
   PendingCollective* pending = nullptr;
@@ -88,14 +103,9 @@ std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value
     }
   }
   if (!pending) {
-    warp.pending.push_back(PendingCollective{op, mask, 0, width, site, {}, {}});
-    pending = &warp.pending.back();
-  } else if (pending->op != op) {
-    report(ReportKind::warp_collective, me->linear,
-           std::string("lanes of one warp meet in different collectives: ") + op_name(op) + " at " +
-               format_site(site) + " and " + op_name(pending->op) + " at " +
-               format_site(pending->site),
-           &site, cudaErrorLaunchFailure);
+    pending = &warp.pending.emplace_back(op, mask, width, site);
+  } else if (pending->op != op) [[unlikely]] {
+    report_different_collectives(op, *pending, site);
   }
   pending->values[me->lane] = value;
   pending->arguments[me->lane] = argument;
@@ -111,6 +121,14 @@ std::uint64_t BlockRun::collective(WarpOp op, unsigned mask, std::uint64_t value
   std::uint64_t mine = extra[me->linear].result;
   warp.pending.erase(warp.pending.begin() + (pending - warp.pending.data()));
   return mine;
+}
+
+[[gnu::noinline, gnu::cold]] void BlockRun::report_different_collectives(
+    WarpOp op, const PendingCollective& pending, const std::source_location& site) {
+  report(ReportKind::warp_collective, current_thread->linear,
+         std::string("lanes of one warp meet in different collectives: ") + op_name(op) + " at " +
+             format_site(site) + " and " + op_name(pending.op) + " at " + format_site(pending.site),
+         &site, cudaErrorLaunchFailure);
 }
 
 std::string BlockRun::stuck_collective(unsigned waiting_thread) const {

@@ -6,6 +6,8 @@
 // for bit, in vectors of eight columns), then every lane takes its four
 // elements. A call made by fewer lanes is a warp_collective report naming
 // the caller's line; D is then NaN.
+#include <cstring>
+
 #include "cudalab/emu/wmma.hpp"
 #include "cudalab/numerics.hpp"
 #include "cudalab/numerics/mma_tile.hpp"
@@ -134,7 +136,11 @@ void warp_mma_fragments(MmaShape shape, numerics::MmaFormat format, float* d,
   if (observed) [[unlikely]] {
     for (int i = 0; i < 4; ++i) observe_access(d + i, 4, kWrite, pc);
   }
-  for (int i = 0; i < 4; ++i) d[i] = result ? result->d[i] : kUndefined;
+  if (result) {
+    std::memcpy(d, result->d, sizeof result->d);
+  } else {
+    for (int i = 0; i < 4; ++i) d[i] = kUndefined;
+  }
 }
 
 }  // namespace cudalab::emu::detail
