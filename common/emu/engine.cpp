@@ -22,6 +22,7 @@
 #include "cudalab/emu/running_threads.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "grid_sync.hpp"
+#include "mbarrier_model.hpp"
 #include "streams.hpp"
 
 namespace cudalab::emu::detail {
@@ -176,8 +177,10 @@ Fiber* BlockRun::next_fiber() {
   if (failed) return nullptr;
   // Nothing else can run: lanes waiting in coalesced_threads() now know who
   // is with them (warp_coalesce.cpp).
-  if (ready.empty() && next_unstarted >= thread_count && coalescing_lanes != 0) {
-    resolve_coalescing();
+  if (ready.empty() && next_unstarted >= thread_count) {
+    if (coalescing_lanes != 0) resolve_coalescing();
+    // The latest moment async copies may land: their phases release waiters (mbarrier.cpp).
+    if (ready.empty() && async_copies_in_flight != 0) land_async_copies_when_idle(*this);
   }
   if (!ready.empty()) {
     Fiber* f = ready.front();
@@ -282,6 +285,8 @@ std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids) {
 }
 
 void BlockRun::report_deadlock() {
+  failed = true;
+  if (report_stuck_mbarrier(*this)) return;
   std::vector<unsigned> at_barrier, at_warp, gone;
   for (unsigned t = 0; t < thread_count; ++t) {
     switch (extra[t].waiting) {
@@ -295,6 +300,7 @@ void BlockRun::report_deadlock() {
         gone.push_back(t);
         break;
       case Waiting::coalesce:  // never at a stall: the group forms first
+      case Waiting::mbarrier:  // reported above
       case Waiting::no:
         break;
     }
@@ -473,6 +479,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.exited = 0;
   run.failed = false;
   run.coalescing_lanes = 0;
+  run.async_copies_in_flight = 0;
   run.race_phase = launch.id;
   run.barrier_arrived = 0;
   run.trace.clear();
