@@ -205,6 +205,25 @@ void check_destination(BlockRun& run, const void* destination, std::size_t bytes
   fail(run, what.str(), site);
 }
 
+// A bulk copy needs 16-byte alignment; a cuda::memcpy_async whose size is a
+// cuda::aligned_size_t<N> promised N (the GPU copies in N-byte pieces).
+void check_alignment(BlockRun& run, const void* destination, const void* source, std::size_t bytes,
+                     std::size_t alignment, bool bulk, const std::source_location& site) {
+  const auto to = reinterpret_cast<std::uintptr_t>(destination);
+  const auto from = reinterpret_cast<std::uintptr_t>(source);
+  if (((bytes | to | from) & (alignment - 1)) == 0) return;
+  std::ostringstream what;
+  what << (bulk ? "cp.async.bulk" : "cuda::memcpy_async") << " of " << bytes << " bytes from "
+       << hex(from) << " to " << hex(to);
+  if (bulk) {
+    what << ": the size must be a multiple of 16 and both addresses 16-byte aligned";
+  } else {
+    what << " with a size of cuda::aligned_size_t<" << alignment
+         << ">: the size and both addresses must be multiples of " << alignment;
+  }
+  fail(run, what.str(), site);
+}
+
 // The copy's accesses as the issuing thread's at `pc`: its reads of global
 // memory are bounds- and initialisation-checked, its writes race-checked
 // against the block's unordered accesses, in aligned pieces of at most 16 bytes.
@@ -283,16 +302,15 @@ void check_async_copy_pending(BlockRun& run, std::uintptr_t address, std::size_t
   const BlockAsyncState& s = state_of(run);
   for (const InFlightCopy& c : s.copies) {
     if (address + bytes <= c.destination || c.destination + c.bytes <= address) continue;
-    // The issuing thread's own pipeline copy may be overwritten by nothing but itself either.
     std::ostringstream what;
     what << ((flags & kWrite) ? "Write" : "Read") << " of " << bytes
          << " bytes of shared memory at " << hex(address)
          << ": bytes an async copy has not completed (the copy of " << c.bytes << " bytes to "
-         << hex(c.destination) << " issued at " << format_site(c.site) << " by thread "
+         << hex(c.destination) << " issued at " << format_site(c.site) << " by "
          << thread_id_of(run.info, c.thread).to_string() << ", ";
     if (c.barrier >= 0) {
       const Mbarrier& b = s.barriers[static_cast<std::size_t>(c.barrier)];
-      what << "which completes with the phase " << b.phase << " of " << describe(run, b)
+      what << "which completes with phase " << b.phase << " of " << describe(run, b)
            << "); wait for that phase (try_wait.parity, barrier.wait) before touching them";
     } else {
       what << "which completes with stage " << c.stage
@@ -396,12 +414,20 @@ void mbarrier_complete_tx(std::uint64_t* barrier, std::uint32_t bytes,
   if (b.pending == 0 && b.tx == 0 && !detail::has_copies(s, i)) detail::complete_phase(run, b);
 }
 
-std::uint64_t mbarrier_arrive(std::uint64_t* barrier, std::uint32_t expect_tx_bytes, bool drop,
+std::uint64_t mbarrier_arrive(std::uint64_t* barrier, std::ptrdiff_t arrivals,
+                              std::uint32_t expect_tx_bytes, bool drop,
                               const std::source_location& site) {
   const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
   BlockRun& run = current_run();
   BlockAsyncState& s = state_of(run);
   const int i = detail::barrier_index(run, s, barrier, "mbarrier.arrive", site);
+  if (arrivals < 1) {
+    detail::fail(run,
+                 "arrive(" + std::to_string(arrivals) + ") on " +
+                     detail::describe(run, s.barriers[static_cast<std::size_t>(i)]) +
+                     ": a thread arrives 1 or more times",
+                 site);
+  }
   if (s.barriers[static_cast<std::size_t>(i)].pending == 0) {
     // Every arrival of the phase is in and it waits for copies: they land first.
     detail::finish_phase(run, s, i);
@@ -414,10 +440,17 @@ std::uint64_t mbarrier_arrive(std::uint64_t* barrier, std::uint32_t expect_tx_by
          << " transaction bytes are still to come: more arrivals than the count";
     detail::fail(run, what.str(), site);
   }
+  if (b.pending < static_cast<std::uint64_t>(arrivals)) {
+    std::ostringstream what;
+    what << "arrive(" << arrivals << ") on " << detail::describe(run, b) << " in phase " << b.phase
+         << ", of whose " << b.count << " arrivals " << b.pending
+         << " are missing: more arrivals than the count";
+    detail::fail(run, what.str(), site);
+  }
   b.tx += expect_tx_bytes;
   b.announced += expect_tx_bytes;
   const std::uint64_t token = b.phase;
-  --b.pending;
+  b.pending -= static_cast<unsigned>(arrivals);
   if (drop) --b.count;
   if (b.pending == 0 && b.tx == 0 && !detail::has_copies(s, i)) detail::complete_phase(run, b);
   return token;
@@ -447,36 +480,28 @@ bool mbarrier_wait_parity(std::uint64_t* barrier, unsigned parity,
 }
 
 void async_copy_on_barrier(void* destination, const void* source, std::size_t bytes,
-                           std::uint64_t* barrier, bool counts_tx,
-                           const std::source_location& site) {
-  const void* pc = __builtin_return_address(0);  // in the kernel, at the copy
-  const CheckingAnAccess scope;                  // the emulator's own strings are not the kernel's
+                           std::uint64_t* barrier, bool counts_tx, std::size_t alignment,
+                           const void* pc, const std::source_location& site) {
+  const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
   BlockRun& run = current_run();
   BlockAsyncState& s = state_of(run);
   const int i = detail::barrier_index(run, s, barrier, "async copy", site);
   detail::check_destination(run, destination, bytes, site);
-  if (counts_tx && ((bytes | reinterpret_cast<std::uintptr_t>(destination) |
-                     reinterpret_cast<std::uintptr_t>(source)) &
-                    15)) {
-    detail::fail(run,
-                 "cp.async.bulk of " + std::to_string(bytes) +
-                     " bytes: the size must be a multiple of 16 and both addresses 16-byte "
-                     "aligned",
-                 site);
-  }
+  detail::check_alignment(run, destination, source, bytes, counts_tx ? 16 : alignment, counts_tx,
+                          site);
   detail::observe_copy(destination, source, bytes, pc);
   s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, bytes, i, counts_tx,
                       current_thread->linear, 0, site});
   ++run.async_copies_in_flight;
 }
 
-void pipeline_copy(void* destination, const void* source, std::size_t bytes,
-                   const std::source_location& site) {
-  const void* pc = __builtin_return_address(0);
+void pipeline_copy(void* destination, const void* source, std::size_t bytes, std::size_t alignment,
+                   const void* pc, const std::source_location& site) {
   const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
   BlockRun& run = current_run();
   BlockAsyncState& s = state_of(run);
   detail::check_destination(run, destination, bytes, site);
+  detail::check_alignment(run, destination, source, bytes, alignment, false, site);
   detail::observe_copy(destination, source, bytes, pc);
   const unsigned me = current_thread->linear;
   s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, bytes, -1, false, me,

@@ -175,18 +175,18 @@ inline void mbarrier_inval(std::uint64_t* bar,
 
 inline std::uint64_t mbarrier_arrive(std::uint64_t* bar,
                                      std::source_location site = std::source_location::current()) {
-  return emu::mbarrier_arrive(bar, 0, false, site);
+  return emu::mbarrier_arrive(bar, 1, 0, false, site);
 }
 
 inline std::uint64_t mbarrier_arrive_expect_tx(
     std::uint64_t* bar, std::uint32_t bytes,
     std::source_location site = std::source_location::current()) {
-  return emu::mbarrier_arrive(bar, bytes, false, site);
+  return emu::mbarrier_arrive(bar, 1, bytes, false, site);
 }
 
 inline std::uint64_t mbarrier_arrive_drop(
     std::uint64_t* bar, std::source_location site = std::source_location::current()) {
-  return emu::mbarrier_arrive(bar, 0, true, site);
+  return emu::mbarrier_arrive(bar, 1, 0, true, site);
 }
 
 inline void mbarrier_expect_tx(std::uint64_t* bar, std::uint32_t bytes,
@@ -214,11 +214,12 @@ inline void mbarrier_wait_parity(std::uint64_t* bar, unsigned parity,
   emu::mbarrier_wait_parity(bar, parity, site);
 }
 
-// always_inline: the copy's accesses are checked where the kernel issues it.
-[[gnu::always_inline]] inline void bulk_copy_to_shared(
+// noinline: its return address is the kernel's call, where the copy's
+// checked accesses are reported (inlined, they would name this line).
+[[gnu::noinline]] inline void bulk_copy_to_shared(
     void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar,
     std::source_location site = std::source_location::current()) {
-  emu::async_copy_on_barrier(dst, src, bytes, bar, true, site);
+  emu::async_copy_on_barrier(dst, src, bytes, bar, true, 16, __builtin_return_address(0), site);
 }
 
 }  // namespace cudalab

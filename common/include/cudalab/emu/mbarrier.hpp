@@ -28,10 +28,12 @@ void mbarrier_expect_tx(std::uint64_t* barrier, std::uint32_t bytes,
 // mbarrier.complete_tx: `bytes` of the phase's transactions completed.
 void mbarrier_complete_tx(std::uint64_t* barrier, std::uint32_t bytes,
                           const std::source_location& site);
-// mbarrier.arrive[.expect_tx] (`drop`: arrive_drop, which also lowers the
-// count of every later phase by one). Returns the state token: the phase
-// the arrival belongs to.
-std::uint64_t mbarrier_arrive(std::uint64_t* barrier, std::uint32_t expect_tx_bytes, bool drop,
+// mbarrier.arrive[.expect_tx] of `arrivals` arrivals (1 but for
+// cuda::barrier::arrive(update)); `drop`: arrive_drop, which also lowers the
+// count of every later phase by one. Returns the state token: the phase the
+// arrivals belong to.
+std::uint64_t mbarrier_arrive(std::uint64_t* barrier, std::ptrdiff_t arrivals,
+                              std::uint32_t expect_tx_bytes, bool drop,
                               const std::source_location& site);
 // try_wait.parity and test_wait.parity: true once the phase of parity
 // `parity` has completed. The emulator parks the thread until it has (a
@@ -47,18 +49,20 @@ bool mbarrier_wait_token(std::uint64_t* barrier, std::uint64_t token,
 // `destination` (shared memory) whose completion the barrier's current phase
 // waits for. `counts_tx`: the copy completes `bytes` transaction bytes
 // (cp.async.bulk's complete_tx::bytes); otherwise it is tied to the phase
-// without them (cuda::memcpy_async on a cuda::barrier). Its reads and writes
-// are checked as the issuing thread's, where the kernel calls this (inline
-// callers only).
+// without them (cuda::memcpy_async on a cuda::barrier). `alignment`: what
+// the caller promised of the size and both addresses (cuda::aligned_size_t;
+// 1 for none), checked. Its reads and writes are checked as the issuing
+// thread's at `pc`, a return address in the kernel at the copy (the
+// caller's __builtin_return_address(0) in a noinline wrapper).
 void async_copy_on_barrier(void* destination, const void* source, std::size_t bytes,
-                           std::uint64_t* barrier, bool counts_tx,
-                           const std::source_location& site);
+                           std::uint64_t* barrier, bool counts_tx, std::size_t alignment,
+                           const void* pc, const std::source_location& site);
 
 // A thread-scope pipeline (cuda::pipeline<cuda::thread_scope_thread>): the
 // calling thread's copies since its last commit form a stage; waiting for
 // the oldest stage completes its copies.
-void pipeline_copy(void* destination, const void* source, std::size_t bytes,
-                   const std::source_location& site);
+void pipeline_copy(void* destination, const void* source, std::size_t bytes, std::size_t alignment,
+                   const void* pc, const std::source_location& site);
 void pipeline_commit();
 // Completes every committed stage but the newest `keep`.
 void pipeline_wait_prior(unsigned keep);
