@@ -382,10 +382,17 @@ void mbarrier_inval(std::uint64_t* barrier, const std::source_location& site) {
   const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
   BlockRun& run = current_run();
   BlockAsyncState& s = state_of(run);
-  detail::Mbarrier& b = s.barriers[static_cast<std::size_t>(
-      detail::barrier_index(run, s, barrier, "mbarrier.inval", site))];
+  const int i = detail::barrier_index(run, s, barrier, "mbarrier.inval", site);
+  detail::Mbarrier& b = s.barriers[static_cast<std::size_t>(i)];
   if (!b.waiters.empty()) {
     detail::fail(run, "mbarrier.inval on " + detail::describe(run, b) + " while threads wait on it",
+                 site);
+  }
+  if (detail::has_copies(s, i)) {
+    // Their completion would signal a word that is plain memory again.
+    detail::fail(run,
+                 "mbarrier.inval on " + detail::describe(run, b) +
+                     " while async copies still complete on it: wait for its phase first",
                  site);
   }
   b.valid = false;
