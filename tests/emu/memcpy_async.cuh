@@ -52,7 +52,11 @@ __global__ void tiled_sum_kernel(const float* in, float* partial, int n, int til
     if (form == CopyForm::whole_block) {
       cuda::memcpy_async(block, staged, in + first, bytes, bar);
     } else if (threadIdx.x == 0) {
-      cuda::memcpy_async(staged, in + first, bytes, bar);
+      if (bug == Planted::broken_alignment) {
+        cuda::memcpy_async(staged, in + first, cuda::aligned_size_t<16>(bytes), bar);
+      } else {
+        cuda::memcpy_async(staged, in + first, bytes, bar);
+      }
     }
     float early = 0.0f;
     if (bug == Planted::read_before_wait) early = staged[threadIdx.x % count];

@@ -25,6 +25,7 @@ enum class Planted {
   read_before_wait,  // threads read the staged bytes before the barrier's or stage's wait
   count_too_small,   // the barrier is initialised with one arrival fewer than the block's threads
   count_too_large,   // ... with one arrival more
+  broken_alignment,  // thread 0 promises cuda::aligned_size_t<16> for a last tile of 180 bytes
 };
 
 // One backend's launches.

@@ -123,6 +123,17 @@ TEST(MemcpyAsyncEmu, ABarrierCountTooSmallIsAHangReportedInWords) {
   EXPECT_TRUE(contains(r.reports, "would hang")) << r.reports;
 }
 
+TEST(MemcpyAsyncEmu, ABrokenAlignedSizePromiseIsReported) {
+  const PlantedReport r = tiled_sum_report(Planted::broken_alignment);
+  EXPECT_TRUE(r.failed_launch);
+  EXPECT_TRUE(contains(r.reports, "mbarrier at memcpy_async.cuh:")) << r.reports;
+  EXPECT_TRUE(contains(r.reports, "cuda::memcpy_async of 180 bytes from ")) << r.reports;
+  EXPECT_TRUE(contains(r.reports,
+                       " with a size of cuda::aligned_size_t<16>: the size and both "
+                       "addresses must be multiples of 16"))
+      << r.reports;
+}
+
 TEST(MemcpyAsyncEmu, TheCorrectKernelsAreClean) {
   for (const PlantedReport& r :
        {tiled_sum_report(Planted::none), pipelined_scale_report(Planted::none)}) {
