@@ -105,7 +105,7 @@ __global__ void pipelined_scale_kernel(const float* in, float* out, int n, bool 
     } else {
       pipe.consumer_wait();
     }
-    out[i] = 3.0f * staged[stage][threadIdx.x] - 1.0f + early * 0.0f;
+    out[i] = 2.0f * staged[stage][threadIdx.x] - 1.0f + early * 0.0f;
     pipe.consumer_release();
     stage = (stage + 1) % Stages;
   }

@@ -37,7 +37,8 @@ struct Kernels {
   // block, with arrive_and_wait (and once arrive + wait(token)) around it.
   std::vector<float> (*tiled_sum)(const std::vector<float>& in, int tile, unsigned blocks,
                                   unsigned threads, CopyForm form, Planted bug);
-  // out[i] = 3 * in[i] - 1, every thread fetching its elements (grid-stride)
+  // out[i] = 2 * in[i] - 1 (one rounding, with or without a fused
+  // multiply-add), every thread fetching its elements (grid-stride)
   // `stages` - 1 ahead through a cuda::pipeline<cuda::thread_scope_thread>
   // of `stages` (2 to 4) slots of shared memory; `wait_prior`: waits with
   // pipeline_consumer_wait_prior<stages - 1> instead of consumer_wait.

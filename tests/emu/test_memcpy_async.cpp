@@ -65,7 +65,7 @@ TEST_P(MemcpyAsync, ThreadScopePipelineOfTwoToFourStages) {
       for (const std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{1009}}) {
         const std::vector<float> in = rng_.uniform(n, -4.0f, 4.0f);
         std::vector<float> want(n);
-        for (std::size_t i = 0; i < n; ++i) want[i] = 3.0f * in[i] - 1.0f;
+        for (std::size_t i = 0; i < n; ++i) want[i] = 2.0f * in[i] - 1.0f;
         EXPECT_EQ(k().pipelined_scale(in, stages, wait_prior, 3, 64, Planted::none), want)
             << stages << " stages, n " << n
             << (wait_prior ? ", pipeline_consumer_wait_prior" : ", consumer_wait");
