@@ -39,6 +39,7 @@ template <class Group, thread_scope Scope, std::uint8_t StagesCount>
 pipeline<Scope> make_pipeline(const Group& group, pipeline_shared_state<Scope, StagesCount>* state,
                               std::source_location site = std::source_location::current());
 namespace emu_detail {
+// The block pipeline's memcpy_async (defined below), its friend.
 inline void copy_into(pipeline<thread_scope_block>& pipe, void* destination, const void* source,
                       std::size_t bytes, std::size_t alignment, const void* pc,
                       const std::source_location& site);
