@@ -26,7 +26,7 @@ struct Fiber {
   bool finished = false;
 };
 
-enum class Waiting : std::uint8_t { no, barrier, warp, coalesce, exited };
+enum class Waiting : std::uint8_t { no, barrier, warp, coalesce, mbarrier, exited };
 
 // The fibers whose threads may run, first come first run: a ring of one slot
 // per thread of the block, so that a push is a store and a pop a load. It
@@ -187,6 +187,9 @@ class BlockRun {
   ctx::fcontext_t scheduler = nullptr;
   bool failed = false;            // a divergent barrier etc.: stop scheduling
   unsigned coalescing_lanes = 0;  // lanes parked in coalesced_threads(), all warps
+  // Async copies issued and not landed (mbarrier.cpp): while nonzero, shared
+  // accesses are checked against their bytes and an idle block lands them.
+  unsigned async_copies_in_flight = 0;
 
   // ---- barrier ----
   unsigned barrier_arrived = 0;

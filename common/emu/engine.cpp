@@ -23,6 +23,7 @@
 #include "cudalab/emu/running_threads.hpp"
 #include "cudalab/emu/runtime.hpp"
 #include "grid_sync.hpp"
+#include "mbarrier_model.hpp"
 #include "streams.hpp"
 
 namespace cudalab::emu::detail {
@@ -187,8 +188,10 @@ Fiber* BlockRun::next_fiber_otherwise() {
   if (failed) return nullptr;
   // Nothing else can run: lanes waiting in coalesced_threads() now know who
   // is with them (warp_coalesce.cpp).
-  if (ready.empty() && next_unstarted >= thread_count && coalescing_lanes != 0) {
-    resolve_coalescing();
+  if (ready.empty() && next_unstarted >= thread_count) {
+    if (coalescing_lanes != 0) resolve_coalescing();
+    // The latest moment async copies may land: their phases release waiters (mbarrier.cpp).
+    if (ready.empty() && async_copies_in_flight != 0) land_async_copies_when_idle(*this);
   }
   if (!ready.empty()) return ready.pop();
   if (next_unstarted < thread_count) {
@@ -290,6 +293,8 @@ std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids) {
 }
 
 void BlockRun::report_deadlock() {
+  failed = true;
+  if (report_stuck_mbarrier(*this)) return;
   std::vector<unsigned> at_barrier, at_warp, gone;
   for (unsigned t = 0; t < thread_count; ++t) {
     switch (extra[t].waiting) {
@@ -303,6 +308,7 @@ void BlockRun::report_deadlock() {
         gone.push_back(t);
         break;
       case Waiting::coalesce:  // never at a stall: the group forms first
+      case Waiting::mbarrier:  // reported above
       case Waiting::no:
         break;
     }
@@ -482,6 +488,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.exited = 0;
   run.failed = false;
   run.coalescing_lanes = 0;
+  run.async_copies_in_flight = 0;
   run.race_phase = launch.id;
   run.barrier_arrived = 0;
   run.trace.clear();

@@ -34,6 +34,7 @@
 
 #include "access_checks.hpp"
 #include "block_run.hpp"
+#include "mbarrier_model.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -202,6 +203,9 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
       run.launch->report(std::move(r), cudaSuccess, site);
       break;
     }
+  }
+  if (run.async_copies_in_flight != 0 && run.check_races) [[unlikely]] {
+    check_async_copy_pending(run, a, bytes, flags, site);
   }
   if (flags & kWrite) std::memset(run.shared_written + offset, 1, bytes);
   on_access_at(shared_space(), reinterpret_cast<const void*>(a), bytes, alignment, flags, site);

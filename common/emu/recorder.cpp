@@ -401,6 +401,8 @@ const char* to_string(ReportKind kind) {
       return "constant_write";
     case ReportKind::device_assert:
       return "device_assert";
+    case ReportKind::mbarrier:
+      return "mbarrier";
   }
   return "unknown";
 }

@@ -129,6 +129,9 @@ std::vector<RunningThread> sample_running_threads(std::chrono::milliseconds pati
         case detail::Waiting::coalesce:
           ++r.in_warp_op;
           break;
+        case detail::Waiting::mbarrier:
+          ++r.at_mbarrier;
+          break;
         case detail::Waiting::exited:
           ++r.finished;
           break;

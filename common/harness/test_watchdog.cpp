@@ -58,6 +58,8 @@ std::string describe_stuck_test(const std::string& test, double seconds) {
              (r.barrier_site.empty() ? std::string()
                                      : " (" + emu::short_source_path(r.barrier_site) + ")") +
              ", " + std::to_string(r.in_warp_op) + " in warp collectives, " +
+             (r.at_mbarrier == 0 ? std::string()
+                                 : std::to_string(r.at_mbarrier) + " wait on an mbarrier, ") +
              std::to_string(r.finished) + " finished, " + std::to_string(r.not_started) +
              " not started (the emulator runs a block's threads one at a time between "
              "barriers, so one that never leaves its loop holds up the rest).";

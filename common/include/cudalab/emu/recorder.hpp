@@ -99,6 +99,8 @@ enum class ReportKind {
   grid_sync,              // cooperative_groups::this_grid().sync() outside a cooperative launch
   constant_write,         // a kernel stored to a __constant__ variable (read-only in kernels)
   device_assert,          // assert() failed in a kernel (cudaErrorAssert, sticky until reset)
+  mbarrier,               // an mbarrier phase that can never complete (a hang on a GPU), or
+                          // an mbarrier used wrongly (before init, more arrivals than its count)
 };
 const char* to_string(ReportKind kind);
 

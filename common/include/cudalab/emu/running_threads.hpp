@@ -22,6 +22,7 @@ struct RunningThread {
   unsigned block_threads = 0;  // threads in the block
   unsigned at_barrier = 0;     // waiting at __syncthreads()
   unsigned in_warp_op = 0;     // waiting in a warp collective (__shfl_sync, ...)
+  unsigned at_mbarrier = 0;    // waiting for an mbarrier's phase (cuda::barrier, cuda::pipeline)
   unsigned finished = 0;       // returned from the kernel
   unsigned not_started = 0;    // not yet run at all (their fibers wait behind this one)
   std::string barrier_site;    // "file:line" of the barrier the waiters wait at, if any

@@ -1,7 +1,7 @@
 // A time limit per test that says where a stuck test is stuck: the test, the
 // kernel, the student's file:line each emulator worker is executing, and how
-// many threads of its block wait at a barrier, in warp collectives, have
-// finished or never started. A loop that never ends then reads as such
+// many threads of its block wait at a barrier, in warp collectives, on an
+// mbarrier (when any do), have finished or never started. A loop that never ends then reads as such
 // instead of as silence until an outer time-out kills the process.
 #pragma once
 

@@ -1,0 +1,31 @@
+// Internal: what the engine and the access hooks ask of the mbarrier model
+// (mbarrier.cpp). A block that uses no mbarrier and no async copy never
+// calls any of it: each call sits behind a test of
+// BlockRun::async_copies_in_flight or of a thread waiting on an mbarrier.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "block_run.hpp"
+
+namespace cudalab::emu::detail {
+
+// Nothing else of the block can run: the async copies tied to barriers whose
+// arrivals are all in land now, and the phases they complete release their
+// waiters (the latest moment the GPU could land them, so a read that does
+// not wait sees the bytes still pending).
+void land_async_copies_when_idle(BlockRun& run);
+
+// A stalled block with threads waiting on an mbarrier: reports which barrier,
+// its arrivals and transaction bytes, and who waits. False if no thread waits
+// on one (the stall is a __syncthreads or warp one).
+bool report_stuck_mbarrier(BlockRun& run);
+
+// An access by a thread to shared bytes that an async copy has not completed
+// yet: an intra_block_race report naming the copy and its barrier's phase.
+[[gnu::cold, gnu::noinline]] void check_async_copy_pending(BlockRun& run, std::uintptr_t address,
+                                                           std::size_t bytes, unsigned flags,
+                                                           SiteRef site);
+
+}  // namespace cudalab::emu::detail
