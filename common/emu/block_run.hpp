@@ -187,6 +187,10 @@ class BlockRun {
   ctx::fcontext_t scheduler = nullptr;
   bool failed = false;            // a divergent barrier etc.: stop scheduling
   unsigned coalescing_lanes = 0;  // lanes parked in coalesced_threads(), all warps
+  // A cluster launch's block (cluster.cpp): its cluster and rank there;
+  // nullptr for every other launch's.
+  ClusterRun* cluster = nullptr;
+  unsigned cluster_rank = 0;
   // Async copies issued and not landed (mbarrier.cpp): while nonzero, shared
   // accesses are checked against their bytes and an idle block lands them.
   unsigned async_copies_in_flight = 0;

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "block_run.hpp"
+#include "cluster_model.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/running_threads.hpp"
 #include "cudalab/emu/runtime.hpp"
@@ -444,6 +445,9 @@ DevicePool& device_pool(int device) {
 
 std::atomic<std::uint64_t> launch_counter{0};
 
+}  // namespace
+
+// Also cluster.cpp's, on each block's host thread.
 void run_block(LaunchState& launch, std::uint64_t linear) {
   register_worker_thread();  // once per OS thread: a watchdog may ask where it is
   BlockRun& run = *worker.run;
@@ -504,6 +508,7 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.check_uninitialized = checks.uninitialized;
   run.recording = launch.recording;
   prepare_shared_arena(run, launch, worker.shared_arena, worker.shared_written);
+  if (run.cluster) cluster_block_started(run);
   run.execute();
   if (launch.grid_barrier) launch.grid_barrier->block_finished(linear, g.x, g.y);
   std::uint64_t longest = 0;
@@ -513,8 +518,6 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   }
   if (launch.recording) analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
 }
-
-}  // namespace
 
 namespace {
 
@@ -541,6 +544,10 @@ void run_launch_state(LaunchState& launch) {
   std::lock_guard lock(device.one_launch_at_a_time);
   if (launch.cooperative) {
     run_cooperative(launch);
+    return;
+  }
+  if (launch.cluster.x * launch.cluster.y * launch.cluster.z > 1) {
+    run_clusters(launch);
     return;
   }
   Pool& pool = pool_of(device);

@@ -77,6 +77,7 @@ namespace detail {
 
 class BlockRun;
 class GridBarrier;
+struct ClusterRun;
 
 // ---- virtual devices (devices.cpp) ----
 // Sets of devices are 64-bit masks (LaunchState::accessible_devices).
@@ -226,6 +227,9 @@ struct LaunchState {
   // each) and grid.sync() waits at grid_barrier (grid_sync.cpp).
   bool cooperative = false;
   GridBarrier* grid_barrier = nullptr;
+  // cudaLaunchKernelEx with cudaLaunchAttributeClusterDimension: the blocks
+  // per cluster in each dimension (cluster.cpp runs a launch with more than one).
+  dim3 cluster{1, 1, 1};
   std::atomic<std::uint64_t> longest_thread_ns{0};  // the slowest thread's modelled time
 
   std::mutex mutex;  // guards everything below

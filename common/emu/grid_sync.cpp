@@ -40,8 +40,8 @@ bool GridBarrier::arrive_and_wait(std::uint64_t* phase, std::string* why) {
   wake_.notify_all();
   const CheckingAnAccess quiet;  // strings made on a kernel's fiber (engine.hpp says why)
   *why = "block " + first_finished_ +
-         " ended without reaching it. Every thread of every block must reach each grid.sync() "
-         "(on the GPU the other blocks would wait forever)";
+         " ended without reaching it. Every thread of every block must reach each " + name_ +
+         " (on the GPU the other blocks would wait forever)";
   return false;
 }
 

@@ -15,8 +15,10 @@ namespace cudalab::emu::detail {
 // blocks; the rest of its block waits at the block's barrier behind it.
 class GridBarrier {
  public:
-  // `phase` is the race check's tag of the first phase (the launch's id).
-  GridBarrier(std::uint64_t blocks, std::uint64_t phase) : blocks_(blocks), phase_(phase) {}
+  // `phase` is the race check's tag of the first phase (the launch's id);
+  // `name` is what reports call the barrier (a cluster's is cluster.sync()).
+  GridBarrier(std::uint64_t blocks, std::uint64_t phase, const char* name = "grid.sync()")
+      : blocks_(blocks), phase_(phase), name_(name) {}
   GridBarrier(const GridBarrier&) = delete;
   GridBarrier& operator=(const GridBarrier&) = delete;
 
@@ -36,6 +38,7 @@ class GridBarrier {
   std::uint64_t finished_ = 0;
   std::uint64_t generation_ = 0;
   std::uint64_t phase_;
+  const char* name_;
   bool broken_ = false;
   std::string first_finished_;  // "(x,y,z)" of the first block that ended
 };

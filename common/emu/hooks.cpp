@@ -34,6 +34,7 @@
 
 #include "access_checks.hpp"
 #include "block_run.hpp"
+#include "cluster_model.hpp"
 #include "mbarrier_model.hpp"
 
 namespace cudalab::emu::detail {
@@ -207,6 +208,9 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
   if (run.async_copies_in_flight != 0 && run.check_races) [[unlikely]] {
     check_async_copy_pending(run, a, bytes, flags, site);
   }
+  if (run.cluster && run.check_races) [[unlikely]] {
+    cluster_own_shared_access(run, a, bytes, flags, site);
+  }
   if (flags & kWrite) std::memset(run.shared_written + offset, 1, bytes);
   on_access_at(shared_space(), reinterpret_cast<const void*>(a), bytes, alignment, flags, site);
 }
@@ -226,6 +230,8 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
       inside(a, bytes, run.launch->context, run.launch->context_bytes)) {
     return;
   }
+  // A peer block's shared memory (distributed shared memory, cluster.cpp).
+  if (run.cluster && cluster_shared_access(run, a, bytes, flags, site)) return;
   const Allocation* allocation = find_span(address);
   if (!allocation) {
     const ProgramSegments::Kind kind = program_segments().kind_of(a, bytes);

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "cudalab/emu/cluster_launch.hpp"
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/launch.hpp"
 #include "cudalab/emu/runtime.hpp"
@@ -130,6 +131,7 @@ struct LaunchRequest {
   std::size_t context_bytes = 0;
   int device = 0;            // current when it was issued
   bool cooperative = false;  // cudaLaunchCooperativeKernel
+  dim3 cluster{1, 1, 1};     // cudaLaunchKernelEx's cluster dimension
 };
 
 // Queued launches keep this many traced accesses for the race checker (more
@@ -192,6 +194,7 @@ double execute_launch(const LaunchRequest& request, OperationAccesses* accesses,
   launch.threads_per_block = request.block.x * request.block.y * request.block.z;
   launch.start_us = start_us;
   launch.cooperative = request.cooperative;
+  launch.cluster = request.cluster;
 
   device_work_begins();
   run_launch_state(launch);
@@ -235,6 +238,7 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   LaunchRequest request{kernel, grid, block, shared_bytes, body, context, context_bytes};
   request.device = device_of_stream(stream);  // the stream's device runs it
   request.cooperative = CooperativeLaunch::active();
+  request.cluster = ClusterLaunch::dims();
   // A device that failed an assert runs nothing until cudaDeviceReset.
   if (cudaError_t sticky = sticky_error(request.device); sticky != cudaSuccess) {
     set_last_error(sticky);

@@ -1,6 +1,7 @@
 // The CUDA runtime API subset, on host memory standing in for device memory:
 // memory, copies, errors and devices (streams and events: streams.cpp, events.cpp).
 #include "cudalab/emu/runtime.hpp"
+#include "cudalab/emu/cluster_launch.hpp"
 
 #include <unistd.h>
 
@@ -559,6 +560,8 @@ cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int
   switch (attr) {
     case cudaFuncAttributeMaxDynamicSharedMemorySize:
       return detail::set_max_dynamic_shared(kernel, value);
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:  // cluster_launch.cpp
+      return detail::set_non_portable_cluster_size_allowed(kernel, value);
     case cudaFuncAttributePreferredSharedMemoryCarveout:
       if (value < -1 || value > 100) return fail(cudaErrorInvalidValue);
       return cudaSuccess;

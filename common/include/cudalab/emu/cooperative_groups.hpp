@@ -17,6 +17,7 @@
 //                         together (common/emu/warp_coalesce.cpp)
 //   grid_group            this_grid().sync() waits for every block of a
 //                         cudaLaunchCooperativeKernel launch (grid_sync.cpp)
+//   cluster_group         this_cluster(): cooperative_groups_cluster.hpp
 // The arithmetic of each member follows CUDA 13.0's header line by line
 // (ranks, masks, meta groups, ballots shifted to the tile), so results are
 // the GPU's. What the emulator does not provide is a compile error that
@@ -685,7 +686,6 @@ auto group_size(const GroupT& group) -> decltype(group.num_threads()) {
 CUDALAB_EMU_CG_NOT_PROVIDED(memcpy_async, " (cudalab/async_copy.hpp has cp.async)")
 CUDALAB_EMU_CG_NOT_PROVIDED(wait, "")
 CUDALAB_EMU_CG_NOT_PROVIDED(wait_prior, "")
-CUDALAB_EMU_CG_NOT_PROVIDED(this_cluster, " (no thread block clusters)")
 CUDALAB_EMU_CG_NOT_PROVIDED(this_multi_grid, " (removed in CUDA 13 too)")
 CUDALAB_EMU_CG_NOT_PROVIDED(labeled_partition, " (match_any gives the same lanes)")
 CUDALAB_EMU_CG_NOT_PROVIDED(binary_partition, " (ballot gives the same lanes)")
@@ -707,3 +707,5 @@ struct block_tile_memory {
 };
 
 }  // namespace cooperative_groups
+
+#include "cudalab/emu/cooperative_groups_cluster.hpp"  // NOLINT: after the groups it uses

@@ -68,6 +68,7 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 #endif
 
 #include "cudalab/emu/chevron.hpp"
+#include "cudalab/emu/cluster_launch.hpp"
 #include "cudalab/emu/constant_memory.hpp"
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/device_functions.hpp"
@@ -116,6 +117,12 @@ using namespace ::cudalab::emu::device_api;
 // becomes an attribute g++ rejects.
 #undef __launch_bounds__
 #define __launch_bounds__(...)
+// A kernel's compiled-in cluster shape is not modelled: the emulator learns
+// a launch's clusters from cudaLaunchKernelEx's attribute only, so the
+// qualifier is a compile error that says so.
+#undef __cluster_dims__
+#define __cluster_dims__(...) \
+  cudalab_emulator_has_no___cluster_dims___launch_with_cudaLaunchKernelEx_and_cudaLaunchAttributeClusterDimension
 
 // ---- runtime API --------------------------------------------------------------------
 // Each name of the table runtime_api.def (declared in runtime.hpp) is mapped

@@ -1,0 +1,281 @@
+// Thread block clusters (sm_90): a launch's blocks grouped into clusters
+// whose blocks run at once, wait for each other at cluster.sync() and read
+// and write each other's shared memory (distributed shared memory, DSMEM).
+//
+// The blocks of one cluster each run on a host thread of their own (as a
+// cooperative launch's blocks do, grid_sync.cpp), so cluster.sync() is the
+// grid barrier's mechanism over the cluster's blocks, and a peer's shared
+// memory is its arena, live while the peer runs. Clusters run one after
+// another: no cluster waits for another on the GPU either (nothing but
+// global memory connects them).
+//
+// The race check of DSMEM: every access to a block's shared memory from a
+// peer, and the owner's own accesses, are tagged with the cluster.sync()
+// interval they happen in (each block counts the syncs it has passed; as
+// the barrier is cluster-wide, a peer touching my memory is in my interval).
+// Two accesses of one word in one interval by different blocks, one a
+// write, are a race.
+#include "cluster_model.hpp"
+
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include "block_run.hpp"
+#include "cudalab/emu/cooperative_groups_cluster.hpp"
+
+namespace cudalab::emu::detail {
+
+void run_block(LaunchState& launch, std::uint64_t linear);  // engine.cpp
+
+ClusterShadow::~ClusterShadow() {
+  std::free(writes_);
+  std::free(reads_);
+}
+
+void ClusterShadow::make(std::size_t arena_bytes) {
+  const std::size_t words = arena_bytes / 4 + 1;
+  writes_ = static_cast<std::atomic<std::uint64_t>*>(std::calloc(words, sizeof *writes_));
+  reads_ = static_cast<std::atomic<std::uint64_t>*>(std::calloc(words, sizeof *reads_));
+  if (!writes_ || !reads_) throw std::bad_alloc();
+}
+
+namespace {
+
+void run_member(LaunchState& launch, ClusterRun& cluster, unsigned rank, std::uint64_t linear) {
+  BlockRun& run = this_worker_block();
+  run.cluster = &cluster;
+  run.cluster_rank = rank;
+  cluster.members[rank] = &run;
+  run_block(launch, linear);
+  cluster.finished[rank].store(true, std::memory_order_release);
+  cluster.barrier.block_finished(linear, launch.grid.x, launch.grid.y);
+  cluster.all_finished.arrive_and_wait();  // keeps the arena for late peers
+}
+
+std::string block_name(const BlockRun& run) {
+  const uint3 b = run.info.block_idx;
+  std::ostringstream s;
+  s << "block (" << b.x << "," << b.y << "," << b.z << ") (cluster rank " << run.cluster_rank
+    << ")";
+  return s.str();
+}
+
+[[noreturn]] void report_and_stop(BlockRun& run, ReportKind kind, std::uintptr_t address,
+                                  std::size_t bytes, unsigned flags, const std::string& message,
+                                  SiteRef site, cudaError_t fault) {
+  Report r;
+  r.kind = kind;
+  r.kernel = run.launch->name;
+  r.where = thread_id_of(run.info, current_thread->linear);
+  r.address = address;
+  r.access_bytes = bytes;
+  r.is_write = flags & kWrite;
+  r.message = message;
+  run.launch->report(std::move(r), fault, site);
+  run.abort_block();
+}
+
+void report_race(BlockRun& run, const BlockRun& owner, const BlockRun& other, bool other_wrote,
+                 std::uintptr_t address, std::size_t bytes, unsigned flags, SiteRef site) {
+  std::ostringstream what;
+  what << "Distributed shared memory race: " << block_name(run)
+       << ((flags & kWrite) ? " writes " : " reads ") << bytes << " bytes at offset "
+       << address - owner.shared_low << " of the shared memory of " << block_name(owner)
+       << ", which " << block_name(other) << (other_wrote ? " wrote" : " read")
+       << " in the same cluster.sync() interval; put a cluster.sync() between the two";
+  Report r;
+  r.kind = ReportKind::inter_block_race;
+  r.kernel = run.launch->name;
+  r.where = thread_id_of(run.info, current_thread->linear);
+  r.address = address;
+  r.access_bytes = bytes;
+  r.is_write = flags & kWrite;
+  r.message = what.str();
+  run.launch->report(std::move(r), cudaSuccess, site);
+}
+
+// Checks and tags the words of [address, address + bytes) in `owner`'s
+// shared memory for an access by `run`'s block.
+void check_words(BlockRun& run, unsigned owner_rank, std::uintptr_t address, std::size_t bytes,
+                 unsigned flags, SiteRef site) {
+  ClusterRun& cluster = *run.cluster;
+  ClusterShadow& shadow = cluster.shadows[owner_rank];
+  if (!shadow.made() || (flags & kAtomic)) return;
+  const BlockRun& owner = *cluster.members[owner_rank];
+  const std::uint64_t interval = cluster.intervals[run.cluster_rank];
+  const std::uint64_t me = run.cluster_rank;
+  const std::size_t first = (address - owner.shared_low) / 4;
+  const std::size_t last = (address + bytes - 1 - owner.shared_low) / 4;
+  for (std::size_t w = first; w <= last; ++w) {
+    const std::uint64_t wrote = shadow.write(w).load(std::memory_order_acquire);
+    if ((wrote & 0xff) != 0 && wrote >> 8 == interval && (wrote & 0xff) - 1 != me) {
+      report_race(run, owner, *cluster.members[(wrote & 0xff) - 1], true, address, bytes, flags,
+                  site);
+      return;
+    }
+    if (flags & kWrite) {
+      const std::uint64_t read = shadow.reads(w).load(std::memory_order_acquire);
+      const std::uint64_t others = read & 0xffff & ~(std::uint64_t{1} << me);
+      if (others != 0 && read >> 16 == interval) {
+        report_race(run, owner, *cluster.members[std::countr_zero(others)], false, address, bytes,
+                    flags, site);
+        return;
+      }
+      shadow.write(w).store(interval << 8 | (me + 1), std::memory_order_release);
+    } else if (owner_rank != me) {
+      // Only peers' reads are kept: the owner's own reads race with no peer
+      // write that its write check would miss.
+      std::uint64_t read = shadow.reads(w).load(std::memory_order_relaxed);
+      std::uint64_t tagged;
+      do {
+        tagged = (read >> 16 == interval ? read : interval << 16) | std::uint64_t{1} << me;
+      } while (!shadow.reads(w).compare_exchange_weak(read, tagged, std::memory_order_acq_rel));
+    }
+  }
+}
+
+}  // namespace
+
+void run_clusters(LaunchState& launch) {
+  const dim3 c = launch.cluster, g = launch.grid;
+  const unsigned size = c.x * c.y * c.z;
+  const dim3 count{g.x / c.x, g.y / c.y, g.z / c.z};
+  const std::uint64_t clusters = std::uint64_t{count.x} * count.y * count.z;
+  for (std::uint64_t k = 0; k < clusters; ++k) {
+    const std::uint64_t cx = k % count.x, cy = k / count.x % count.y,
+                        cz = k / (std::uint64_t{count.x} * count.y);
+    ClusterRun cluster(size, launch.id);
+    std::vector<std::thread> blocks;
+    blocks.reserve(size);
+    for (unsigned r = 0; r < size; ++r) {
+      const std::uint64_t x = cx * c.x + r % c.x, y = cy * c.y + r / c.x % c.y,
+                          z = cz * c.z + r / (c.x * c.y);
+      const std::uint64_t linear = x + (y + z * g.y) * g.x;
+      blocks.emplace_back(
+          [&launch, &cluster, r, linear] { run_member(launch, cluster, r, linear); });
+    }
+    for (std::thread& t : blocks) t.join();
+  }
+}
+
+void cluster_block_started(BlockRun& run) noexcept {
+  ClusterRun& cluster = *run.cluster;
+  if (run.check_races) cluster.shadows[run.cluster_rank].make(run.shared_bytes);
+  cluster.started[run.cluster_rank].store(true, std::memory_order_release);
+}
+
+bool cluster_shared_access(BlockRun& run, std::uintptr_t address, std::size_t bytes, unsigned flags,
+                           SiteRef site) {
+  ClusterRun& cluster = *run.cluster;
+  for (unsigned r = 0; r < cluster.members.size(); ++r) {
+    if (!cluster.started[r].load(std::memory_order_acquire)) continue;
+    const BlockRun& peer = *cluster.members[r];
+    if (address - peer.shared_low >= peer.shared_bytes) continue;
+    const CheckingAnAccess quiet;
+    if (cluster.finished[r].load(std::memory_order_acquire)) {
+      report_and_stop(
+          run, ReportKind::use_after_free, address, bytes, flags,
+          "Distributed shared memory access after its block exited: " + block_name(run) +
+              ((flags & kWrite) ? " writes " : " reads ") + std::to_string(bytes) +
+              " bytes of the shared memory of " + block_name(peer) +
+              ", whose threads have all exited; on the GPU its shared memory may "
+              "already belong to another block (undefined behaviour). A block must "
+              "not exit while peers still use its shared memory: end the kernel "
+              "with cluster.sync()",
+          site, cudaErrorLaunchFailure);
+    }
+    if (run.check_races) check_words(run, r, address, bytes, flags, site);
+    return true;
+  }
+  return false;
+}
+
+void cluster_own_shared_access(BlockRun& run, std::uintptr_t address, std::size_t bytes,
+                               unsigned flags, SiteRef site) {
+  const CheckingAnAccess quiet;
+  check_words(run, run.cluster_rank, address, bytes, flags, site);
+}
+
+// ---- what kernel code calls (cudalab/emu/cooperative_groups_cluster.hpp) ----------
+
+dim3 cluster_dims() noexcept {
+  const BlockRun* run = current_thread->run;
+  return run ? run->launch->cluster : dim3{1, 1, 1};
+}
+
+void cluster_sync(const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run) return;  // host code: nothing to wait for
+  if (ClusterRun* cluster = run->cluster;
+      cluster && run->barrier_arrived + 1 == run->thread_count) {
+    // As grid.sync(): the block's last thread waits for the other blocks.
+    std::string why;
+    if (!cluster->barrier.arrive_and_wait(&run->race_phase, &why)) {
+      const CheckingAnAccess quiet;
+      run->report(ReportKind::divergent_barrier, current_thread->linear,
+                  "cluster.sync() at " + format_site(site) + ": " + why, &site,
+                  cudaErrorLaunchFailure);
+      run->abort_block();
+    }
+    ++cluster->intervals[run->cluster_rank];
+  }
+  run->barrier(0, site);
+}
+
+void* map_shared_rank(const void* pointer, unsigned rank, const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run) return const_cast<void*>(pointer);
+  const auto a = reinterpret_cast<std::uintptr_t>(pointer);
+  const dim3 c = run->launch->cluster;
+  const unsigned size = c.x * c.y * c.z;
+  ClusterRun* cluster = run->cluster;
+  const CheckingAnAccess quiet;
+  if (rank >= size) {
+    report_and_stop(*run, ReportKind::out_of_bounds, a, 0, 0,
+                    "cluster.map_shared_rank(" + hex(a) + ", " + std::to_string(rank) + "): rank " +
+                        std::to_string(rank) + " is outside the cluster, whose " +
+                        std::to_string(size) + " blocks have ranks 0 to " +
+                        std::to_string(size - 1),
+                    SiteRef(site), cudaErrorIllegalAddress);
+  }
+  // The offset into the shared memory `pointer` points at: the caller's own
+  // or, mapped before, a peer's.
+  const BlockRun* from = run;
+  if (cluster && a - run->shared_low >= run->shared_bytes) {
+    for (unsigned r = 0; r < size; ++r) {
+      if (cluster->started[r].load(std::memory_order_acquire) &&
+          a - cluster->members[r]->shared_low < cluster->members[r]->shared_bytes) {
+        from = cluster->members[r];
+      }
+    }
+  }
+  if (a - from->shared_low >= from->shared_bytes) {
+    report_and_stop(*run, ReportKind::invalid_pointer, a, 0, 0,
+                    "cluster.map_shared_rank(" + hex(a) + ", " + std::to_string(rank) +
+                        "): the address is not in the block's shared memory (only a __shared__ "
+                        "variable's address can be mapped to a peer block)",
+                    SiteRef(site), cudaErrorIllegalAddress);
+  }
+  if (!cluster) return const_cast<void*>(pointer);  // a launch without clusters: rank 0 only
+  // The peer's arena exists once it started; the GPU starts a cluster's
+  // blocks together.
+  while (!cluster->started[rank].load(std::memory_order_acquire)) std::this_thread::yield();
+  return reinterpret_cast<void*>(cluster->members[rank]->shared_low + (a - from->shared_low));
+}
+
+unsigned query_shared_rank(const void* pointer) noexcept {
+  const BlockRun* run = current_thread->run;
+  if (!run || !run->cluster) return 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(pointer);
+  const ClusterRun& cluster = *run->cluster;
+  for (unsigned r = 0; r < cluster.members.size(); ++r) {
+    if (cluster.started[r].load(std::memory_order_acquire) &&
+        a - cluster.members[r]->shared_low < cluster.members[r]->shared_bytes) {
+      return r;
+    }
+  }
+  return run->cluster_rank;
+}
+
+}  // namespace cudalab::emu::detail

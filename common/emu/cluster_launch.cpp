@@ -1,0 +1,53 @@
+// Which cluster launches the emulator accepts: those an H100/H200 accepts
+// (cudalab/emu/cluster_launch.hpp lists the refusals).
+#include "cudalab/emu/cluster_launch.hpp"
+
+#include <mutex>
+#include <unordered_map>
+
+namespace cudalab::emu::detail {
+
+namespace {
+
+thread_local dim3 launch_cluster{1, 1, 1};
+
+std::mutex non_portable_mutex;
+std::unordered_map<const void*, bool>& non_portable_allowed() {
+  static std::unordered_map<const void*, bool> kernels;
+  return kernels;
+}
+
+}  // namespace
+
+ClusterLaunch::ClusterLaunch(dim3 cluster) noexcept : saved_(launch_cluster) {
+  launch_cluster = cluster;
+}
+ClusterLaunch::~ClusterLaunch() { launch_cluster = saved_; }
+dim3 ClusterLaunch::dims() noexcept { return launch_cluster; }
+
+cudaError_t set_non_portable_cluster_size_allowed(const void* kernel, int value) noexcept {
+  if (!kernel || value < 0 || value > 1) return set_last_error(cudaErrorInvalidValue);
+  std::lock_guard lock(non_portable_mutex);
+  non_portable_allowed()[kernel] = value != 0;
+  return cudaSuccess;
+}
+
+cudaError_t check_cluster_launch(const void* kernel, dim3 grid, dim3 cluster) noexcept {
+  if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0) return cudaErrorInvalidValue;
+  if (grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0) {
+    return cudaErrorInvalidClusterSize;
+  }
+  const std::uint64_t blocks = std::uint64_t{cluster.x} * cluster.y * cluster.z;
+  bool non_portable = false;
+  {
+    std::lock_guard lock(non_portable_mutex);
+    const auto found = non_portable_allowed().find(kernel);
+    non_portable = found != non_portable_allowed().end() && found->second;
+  }
+  if (blocks > (non_portable ? kNonPortableClusterBlocks : kPortableClusterBlocks)) {
+    return cudaErrorInvalidClusterSize;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace cudalab::emu::detail

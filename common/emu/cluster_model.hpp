@@ -1,0 +1,80 @@
+// Internal: a thread block cluster in execution (cluster.cpp). The blocks of
+// one cluster run at once, each on a host thread of its own, as a
+// cooperative launch's blocks do, so that cluster.sync() can wait for all of
+// them and a block can read a live peer's shared memory.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <latch>
+#include <memory>
+#include <vector>
+
+#include "engine.hpp"
+#include "grid_sync.hpp"
+
+namespace cudalab::emu::detail {
+
+// Per 4-byte word of a block's shared memory, for the race check of
+// distributed shared memory: who wrote it last and which blocks read it,
+// each in which cluster.sync() interval. Zero pages until touched (calloc).
+class ClusterShadow {
+ public:
+  ClusterShadow() = default;
+  ClusterShadow(const ClusterShadow&) = delete;
+  ClusterShadow& operator=(const ClusterShadow&) = delete;
+  ~ClusterShadow();
+  void make(std::size_t arena_bytes);
+  bool made() const { return writes_ != nullptr; }
+  // (interval << 8) | (writer rank + 1); 0: never written.
+  std::atomic<std::uint64_t>& write(std::size_t word) { return writes_[word]; }
+  // (interval << 16) | a bit per reading rank; 0: never read from a peer.
+  std::atomic<std::uint64_t>& reads(std::size_t word) { return reads_[word]; }
+
+ private:
+  std::atomic<std::uint64_t>* writes_ = nullptr;
+  std::atomic<std::uint64_t>* reads_ = nullptr;
+};
+
+struct ClusterRun {
+  ClusterRun(unsigned blocks, std::uint64_t phase)
+      : barrier(blocks, phase, "cluster.sync()"),
+        members(blocks),
+        started(blocks),
+        finished(blocks),
+        intervals(blocks),
+        shadows(blocks),
+        all_finished(blocks) {}
+
+  GridBarrier barrier;  // cluster.sync()
+  // Per rank: the block's run (its shared arena is where DSMEM goes), set
+  // before the block starts; `started` once its arena is laid out,
+  // `finished` once its threads are done.
+  std::vector<BlockRun*> members;
+  std::vector<std::atomic<bool>> started;
+  std::vector<std::atomic<bool>> finished;
+  // Per rank: the cluster.sync() calls its block has passed (its threads'
+  // interval), and the shadow of its shared memory (with race checks on).
+  std::vector<std::uint32_t> intervals;
+  std::vector<ClusterShadow> shadows;
+  // A finished block keeps its host thread (and so its arena) until the
+  // whole cluster is done: a peer reading it late is reported, not a crash.
+  std::latch all_finished;
+};
+
+// Runs a launch whose cluster has more than one block: cluster after
+// cluster, the blocks of each at once (engine.cpp calls it).
+void run_clusters(LaunchState& launch);
+// run_block's hook once the block's shared arena is ready (engine.cpp).
+void cluster_block_started(BlockRun& run) noexcept;
+// An instrumented access outside every allocation that may be a peer
+// block's shared memory (hooks.cpp's slow path): checked and true if it is.
+bool cluster_shared_access(BlockRun& run, std::uintptr_t address, std::size_t bytes, unsigned flags,
+                           SiteRef site);
+// The race check of a block's access to its own shared memory in a cluster
+// launch (hooks.cpp's shared path, with race checks on): peers may have
+// touched the word in this cluster.sync() interval.
+void cluster_own_shared_access(BlockRun& run, std::uintptr_t address, std::size_t bytes,
+                               unsigned flags, SiteRef site);
+
+}  // namespace cudalab::emu::detail

@@ -1,0 +1,162 @@
+// The kernels of cluster.hpp, one source for both backends (inside the
+// inline namespace CUDALAB_BACKEND, so both builds link into one program).
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <vector>
+
+#include "cluster.hpp"
+#include "cudalab/check.hpp"
+#include "cudalab/device_buffer.hpp"
+#include "cudalab/kernel.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace cluster {
+inline namespace CUDALAB_BACKEND {
+
+namespace device {
+
+__global__ void cluster_sum_kernel(const int* in, int n, long long* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ long long block_sum;
+  const unsigned block_linear = blockIdx.x + blockIdx.y * gridDim.x;
+  const int i = static_cast<int>(block_linear * blockDim.x + threadIdx.x);
+  if (threadIdx.x == 0) block_sum = 0;
+  __syncthreads();
+  if (i < n)
+    atomicAdd(reinterpret_cast<unsigned long long*>(&block_sum),
+              static_cast<unsigned long long>(static_cast<long long>(in[i])));
+  cluster.sync();  // every block's sum is in, and every block has started
+  if (cluster.block_rank() == 0 && threadIdx.x == 0) {
+    long long total = 0;
+    for (unsigned r = 0; r < cluster.num_blocks(); ++r)
+      total += *cluster.map_shared_rank(&block_sum, r);
+    const unsigned clusters_x = gridDim.x / cluster.dim_blocks().x;
+    out[blockIdx.x / cluster.dim_blocks().x + blockIdx.y / cluster.dim_blocks().y * clusters_x] =
+        total;
+  }
+  cluster.sync();  // no block exits while rank 0 still reads its sum
+}
+
+__global__ void halo_kernel(const int* in, int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ int tile[];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = in[i];
+  cluster.sync();
+  const unsigned rank = cluster.block_rank();
+  int left = 0, right = 0;
+  if (threadIdx.x > 0) {
+    left = tile[threadIdx.x - 1];
+  } else if (rank > 0) {
+    left = cluster.map_shared_rank(tile, static_cast<int>(rank - 1))[blockDim.x - 1];
+  }
+  if (threadIdx.x + 1 < blockDim.x) {
+    right = tile[threadIdx.x + 1];
+  } else if (rank + 1 < cluster.num_blocks()) {
+    right = cluster.map_shared_rank(tile, static_cast<int>(rank + 1))[0];
+  }
+  out[i] = left + tile[threadIdx.x] + right;
+  cluster.sync();
+}
+
+__global__ void cluster_info_kernel(BlockView* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ unsigned word;
+  if (threadIdx.x == 0) word = 1;
+  cluster.sync();
+  if (threadIdx.x == 0) {
+    BlockView v;
+    v.block_rank = cluster.block_rank();
+    v.num_blocks = cluster.num_blocks();
+    v.dim_x = cluster.dim_blocks().x;
+    v.dim_y = cluster.dim_blocks().y;
+    v.dim_z = cluster.dim_blocks().z;
+    v.index_x = cluster.block_index().x;
+    v.index_y = cluster.block_index().y;
+    v.index_z = cluster.block_index().z;
+    v.num_threads = static_cast<unsigned>(cluster.num_threads());
+    v.thread_rank_of_thread0 = static_cast<unsigned>(cluster.thread_rank());
+    v.query_own = cluster.query_shared_rank(&word);
+    v.query_peer = cluster.query_shared_rank(cluster.map_shared_rank(&word, 0));
+    out[blockIdx.x + (blockIdx.y + blockIdx.z * gridDim.y) * gridDim.x] = v;
+  }
+  cluster.sync();
+}
+
+__global__ void empty_kernel() {}
+
+}  // namespace device
+
+// Positional: on the emulator gridDim and blockDim are macros (the kernel's
+// built-in variables), so the fields cannot be named.
+inline cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, std::size_t shared, dim3 cluster,
+                                         cudaLaunchAttribute* attribute) {
+  cudaLaunchConfig_t config = {grid, block, shared, nullptr, nullptr, 0};
+  attribute->id = cudaLaunchAttributeClusterDimension;
+  attribute->val.clusterDim.x = cluster.x;
+  attribute->val.clusterDim.y = cluster.y;
+  attribute->val.clusterDim.z = cluster.z;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+inline std::vector<long long> cluster_sums(const std::vector<int>& in, dim3 grid, dim3 cluster,
+                                           unsigned block, cudaError_t* launch) {
+  const unsigned clusters = grid.x / cluster.x * (grid.y / cluster.y);
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<long long> d_out(clusters);
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(grid, dim3(block), 0, cluster, &attribute);
+  *launch = cudaLaunchKernelEx(&config, device::cluster_sum_kernel, d_in.data(),
+                               static_cast<int>(in.size()), d_out.data());
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline std::vector<int> halo(const std::vector<int>& in, unsigned cluster, unsigned block,
+                             cudaError_t* launch) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config =
+      cluster_config(dim3(static_cast<unsigned>(in.size()) / block), dim3(block),
+                     block * sizeof(int), dim3(cluster), &attribute);
+  *launch = cudaLaunchKernelEx(&config, device::halo_kernel, d_in.data(), d_out.data());
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline std::vector<BlockView> views(dim3 grid, dim3 cluster, unsigned block, cudaError_t* launch) {
+  cudalab::DeviceBuffer<BlockView> d_out(grid.x * grid.y * grid.z);
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(grid, dim3(block), 0, cluster, &attribute);
+  *launch = cudaLaunchKernelEx(&config, device::cluster_info_kernel, d_out.data());
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline cudaError_t launch_error(dim3 grid, dim3 cluster, bool non_portable) {
+  CUDA_CHECK(cudaFuncSetAttribute(
+      device::empty_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, non_portable ? 1 : 0));
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(grid, dim3(32), 0, cluster, &attribute);
+  const cudaError_t error = cudaLaunchKernelEx(&config, device::empty_kernel);
+  (void)cudaGetLastError();  // a refused launch leaves its error behind
+  if (error == cudaSuccess) CUDA_CHECK(cudaDeviceSynchronize());
+  return error;
+}
+
+inline const Kernels& kernels() {
+  static const Kernels table{&cluster_sums, &halo, &views, &launch_error};
+  return table;
+}
+
+}  // namespace CUDALAB_BACKEND
+}  // namespace cluster

@@ -1,0 +1,95 @@
+// The cluster kernels on the emulator: this file's rewritten copy includes
+// the rewritten copy of cluster.cuh beside it, instrumented. The planted bugs
+// are here, not in the .cuh: on a GPU they are races or undefined.
+#include "cluster.cuh"
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "cudalab/emu/recorder.hpp"
+
+namespace cluster {
+
+namespace device {
+
+// Rank 0 reads rank 1's word with no cluster.sync() after rank 1 wrote it.
+__global__ void read_before_sync_kernel(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int value;
+  if (threadIdx.x == 0 && cluster.block_rank() == 1) value = 42;
+  if (threadIdx.x == 0 && cluster.block_rank() == 0) out[0] = *cluster.map_shared_rank(&value, 1);
+  cluster.sync();
+}
+
+// Rank 1 exits while rank 0 still reads its shared memory.
+__global__ void exit_while_read_kernel(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int value;
+  if (threadIdx.x == 0) value = 7;
+  cluster.sync();
+  if (cluster.block_rank() == 1 || threadIdx.x != 0) return;
+  // Long enough for rank 1's host thread to finish its block.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  out[0] = *cluster.map_shared_rank(&value, 1);
+}
+
+__global__ void wrong_rank_kernel(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int value;
+  if (threadIdx.x == 0) value = 1;
+  cluster.sync();
+  if (threadIdx.x == 0) out[cluster.block_rank()] = *cluster.map_shared_rank(&value, 2);
+  cluster.sync();
+}
+
+}  // namespace device
+
+const Kernels& emulator_kernels() { return kernels(); }
+
+namespace {
+
+template <class Kernel>
+const cudalab::emu::Report& first_report(const cudalab::emu::Recording& rec, Kernel kernel,
+                                         int* out, cudaError_t* error = nullptr) {
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(dim3(2), dim3(32), 0, dim3(2), &attribute);
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, out));
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (error) *error = e;
+  (void)cudaGetLastError();
+  const auto& reports = rec.last().reports;
+  if (reports.empty()) throw std::logic_error(rec.last().kernel + " made no report");
+  return reports.front();
+}
+
+}  // namespace
+
+PlantedReports emulator_planted_reports() {
+  PlantedReports r;
+  cudalab::DeviceBuffer<int> out(2);
+  {
+    cudalab::emu::Recording rec;
+    const cudalab::emu::Report& report =
+        first_report(rec, device::read_before_sync_kernel, out.data());
+    r.race_kind = to_string(report.kind);
+    r.race_message = report.message;
+  }
+  {
+    cudalab::emu::Recording rec;
+    const cudalab::emu::Report& report =
+        first_report(rec, device::exit_while_read_kernel, out.data());
+    r.exited_kind = to_string(report.kind);
+    r.exited_message = report.message;
+  }
+  {
+    cudalab::emu::Recording rec;
+    const cudalab::emu::Report& report =
+        first_report(rec, device::wrong_rank_kernel, out.data(), &r.rank_error);
+    r.rank_kind = to_string(report.kind);
+    r.rank_message = report.message;
+  }
+  return r;
+}
+
+}  // namespace cluster

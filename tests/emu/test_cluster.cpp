@@ -1,0 +1,137 @@
+// Thread block clusters on both backends (cluster.hpp): every kernel runs on
+// the emulator (Emu/...) and on a GPU of compute capability 9.0 (Gpu/...,
+// skipped otherwise) and must give what a CPU reference gives. Sizes are
+// awkward on purpose (partial blocks, 2-D cluster shapes); inputs are fresh
+// random values (CUDALAB_SEED repeats a run).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "both_backends.hpp"
+#include "cluster.hpp"
+
+namespace cluster {
+namespace {
+
+class Cluster : public ::emu_tests::OnBothBackends<Kernels, &emulator_kernels, &gpu_kernels,
+                                                   &gpu_unavailable_reason> {
+ protected:
+  std::vector<int> random_ints(std::size_t n) { return rng_.uniform(n, -1000, 1000); }
+};
+
+EMU_TESTS_ON_BOTH_BACKENDS(Cluster);
+
+TEST_P(Cluster, SumsThroughDistributedSharedMemoryForEveryClusterShape) {
+  struct Shape {
+    dim3 grid, cluster;
+    unsigned block;
+  };
+  const Shape shapes[] = {{dim3(3), dim3(1), 64},       {dim3(6), dim3(2), 96},
+                          {dim3(12), dim3(4), 33},      {dim3(16), dim3(8), 128},
+                          {dim3(4, 6), dim3(2, 2), 64}, {dim3(6, 4), dim3(3, 2), 32},
+                          {dim3(2, 8), dim3(1, 4), 40}};
+  for (const Shape& s : shapes) {
+    const unsigned blocks = s.grid.x * s.grid.y;
+    // Ends inside the last block: its high threads read nothing.
+    const std::vector<int> in = random_ints(blocks * s.block - s.block / 3);
+    cudaError_t launch = cudaErrorUnknown;
+    const std::vector<long long> got = k().cluster_sums(in, s.grid, s.cluster, s.block, &launch);
+    ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+    const unsigned clusters_x = s.grid.x / s.cluster.x;
+    std::vector<long long> want(blocks / (s.cluster.x * s.cluster.y), 0);
+    for (unsigned by = 0; by < s.grid.y; ++by) {
+      for (unsigned bx = 0; bx < s.grid.x; ++bx) {
+        const unsigned block_linear = bx + by * s.grid.x;
+        for (unsigned t = 0; t < s.block; ++t) {
+          const std::size_t i = std::size_t{block_linear} * s.block + t;
+          if (i < in.size()) want[bx / s.cluster.x + by / s.cluster.y * clusters_x] += in[i];
+        }
+      }
+    }
+    EXPECT_EQ(got, want) << "grid " << s.grid.x << "x" << s.grid.y << ", clusters " << s.cluster.x
+                         << "x" << s.cluster.y << ", blocks of " << s.block;
+  }
+}
+
+TEST_P(Cluster, HaloExchangeReadsTheNeighbouringBlocksSharedMemory) {
+  for (const unsigned cluster : {2u, 4u, 8u}) {
+    const unsigned block = 37;
+    const std::vector<int> in = random_ints(std::size_t{block} * cluster * 3);
+    cudaError_t launch = cudaErrorUnknown;
+    const std::vector<int> got = k().halo(in, cluster, block, &launch);
+    ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+    const std::size_t span = std::size_t{block} * cluster;
+    std::vector<int> want(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const int left = i % span > 0 ? in[i - 1] : 0;
+      const int right = (i + 1) % span > 0 ? in[i + 1] : 0;
+      want[i] = left + in[i] + right;
+    }
+    EXPECT_EQ(got, want) << "clusters of " << cluster;
+  }
+}
+
+TEST_P(Cluster, BlocksSeeTheirRankIndexAndClusterShape) {
+  const dim3 grid(4, 6, 2), shape(2, 3, 1);
+  const unsigned block = 48;
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<BlockView> got = k().views(grid, shape, block, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  ASSERT_EQ(got.size(), std::size_t{grid.x} * grid.y * grid.z);
+  for (unsigned z = 0; z < grid.z; ++z) {
+    for (unsigned y = 0; y < grid.y; ++y) {
+      for (unsigned x = 0; x < grid.x; ++x) {
+        const BlockView& v = got[x + (y + z * grid.y) * grid.x];
+        const unsigned rank = x % shape.x + y % shape.y * shape.x;
+        SCOPED_TRACE("block (" + std::to_string(x) + "," + std::to_string(y) + "," +
+                     std::to_string(z) + ")");
+        EXPECT_EQ(v.block_rank, rank);
+        EXPECT_EQ(v.num_blocks, 6u);
+        EXPECT_EQ(v.dim_x, shape.x);
+        EXPECT_EQ(v.dim_y, shape.y);
+        EXPECT_EQ(v.dim_z, 1u);
+        EXPECT_EQ(v.index_x, x % shape.x);
+        EXPECT_EQ(v.index_y, y % shape.y);
+        EXPECT_EQ(v.index_z, 0u);
+        EXPECT_EQ(v.num_threads, 6 * block);
+        EXPECT_EQ(v.thread_rank_of_thread0, rank * block);
+        EXPECT_EQ(v.query_own, rank);
+        EXPECT_EQ(v.query_peer, 0u);
+      }
+    }
+  }
+}
+
+// The codes are what the emulator gives; the Gpu/ instance checks them on
+// an H100/H200.
+TEST_P(Cluster, LaunchesTheGpuRefusesAreRefusedWithItsErrors) {
+  EXPECT_EQ(k().launch_error(dim3(3), dim3(2), false), cudaErrorInvalidClusterSize);
+  EXPECT_EQ(k().launch_error(dim3(4, 3), dim3(2, 2), false), cudaErrorInvalidClusterSize);
+  EXPECT_EQ(k().launch_error(dim3(16), dim3(16), false), cudaErrorInvalidClusterSize);
+  EXPECT_EQ(k().launch_error(dim3(16), dim3(16), true), cudaSuccess);
+  EXPECT_EQ(k().launch_error(dim3(32), dim3(32), true), cudaErrorInvalidClusterSize);
+  EXPECT_EQ(k().launch_error(dim3(8), dim3(8), false), cudaSuccess);
+}
+
+TEST(ClusterEmu, PlantedBugsAreReported) {
+  const PlantedReports r = emulator_planted_reports();
+  EXPECT_EQ(r.race_kind, "inter_block_race");
+  EXPECT_NE(r.race_message.find("block (0,0,0) (cluster rank 0)"), std::string::npos)
+      << r.race_message;
+  EXPECT_NE(r.race_message.find("block (1,0,0) (cluster rank 1)"), std::string::npos)
+      << r.race_message;
+  EXPECT_NE(r.race_message.find("cluster.sync()"), std::string::npos) << r.race_message;
+  EXPECT_EQ(r.exited_kind, "use_after_free");
+  EXPECT_NE(r.exited_message.find("whose threads have all exited"), std::string::npos)
+      << r.exited_message;
+  EXPECT_EQ(r.rank_kind, "out_of_bounds");
+  EXPECT_NE(r.rank_message.find("rank 2 is outside the cluster, whose 2 blocks have ranks 0 to 1"),
+            std::string::npos)
+      << r.rank_message;
+  EXPECT_EQ(r.rank_error, cudaErrorIllegalAddress);
+}
+
+}  // namespace
+}  // namespace cluster
