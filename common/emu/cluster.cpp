@@ -10,11 +10,20 @@
 // global memory connects them).
 //
 // The race check of DSMEM: every access to a block's shared memory from a
-// peer, and the owner's own accesses, are tagged with the cluster.sync()
-// interval they happen in (each block counts the syncs it has passed; as
-// the barrier is cluster-wide, a peer touching my memory is in my interval).
-// Two accesses of one word in one interval by different blocks, one a
-// write, are a race.
+// peer, and the owner's own accesses, are tagged with the accessing thread's
+// interval: 2n after its block's n-th cluster barrier, 2n+1 once the thread
+// has arrived at the next (barrier_arrive()) and until its block waits. Two
+// accesses of one word by different blocks, one a write, race unless a
+// barrier orders them (unordered() below).
+//
+// The split barrier: barrier_arrive() marks the thread arrived; the block's
+// last thread to arrive arrives for the block at the cluster's barrier
+// without blocking. barrier_wait() needs the thread's own arrival (else the
+// GPU hangs, reported here) and then behaves as cluster.sync()'s second
+// half: the block's last thread to wait blocks its host thread until every
+// block arrived, the rest of the block waits at the block barrier behind it
+// (stricter than the GPU, where a thread that waits need not wait for its
+// own block's other threads to reach barrier_wait()).
 #include "cluster_model.hpp"
 
 #include <cstdlib>
@@ -49,7 +58,8 @@ void run_member(LaunchState& launch, ClusterRun& cluster, unsigned rank, std::ui
   cluster.members[rank] = &run;
   run_block(launch, linear);
   cluster.finished[rank].store(true, std::memory_order_release);
-  cluster.barrier.block_finished(linear, launch.grid.x, launch.grid.y);
+  cluster.barrier.block_finished(linear, launch.grid.x, launch.grid.y,
+                                 cluster.split[rank].block_arrived);
   cluster.all_finished.arrive_and_wait();  // keeps the arena for late peers
 }
 
@@ -95,6 +105,13 @@ void report_race(BlockRun& run, const BlockRun& owner, const BlockRun& other, bo
   run.launch->report(std::move(r), cudaSuccess, site);
 }
 
+// Whether no cluster barrier orders accesses of blocks in intervals a and b
+// (the race check's tags, see the top of the file).
+bool unordered(std::uint64_t a, std::uint64_t b) {
+  if (a > b) std::swap(a, b);
+  return b - a <= 1 || (a % 2 == 1 && b - a == 2);
+}
+
 // Checks and tags the words of [address, address + bytes) in `owner`'s
 // shared memory for an access by `run`'s block.
 void check_words(BlockRun& run, unsigned owner_rank, std::uintptr_t address, std::size_t bytes,
@@ -103,13 +120,16 @@ void check_words(BlockRun& run, unsigned owner_rank, std::uintptr_t address, std
   ClusterShadow& shadow = cluster.shadows[owner_rank];
   if (!shadow.made() || (flags & kAtomic)) return;
   const BlockRun& owner = *cluster.members[owner_rank];
-  const std::uint64_t interval = cluster.intervals[run.cluster_rank];
+  const std::vector<bool>& arrived = cluster.split[run.cluster_rank].thread_arrived;
+  const std::uint64_t interval =
+      cluster.intervals[run.cluster_rank] +
+      (!arrived.empty() && arrived[current_thread->linear] ? 1 : 0);
   const std::uint64_t me = run.cluster_rank;
   const std::size_t first = (address - owner.shared_low) / 4;
   const std::size_t last = (address + bytes - 1 - owner.shared_low) / 4;
   for (std::size_t w = first; w <= last; ++w) {
     const std::uint64_t wrote = shadow.write(w).load(std::memory_order_acquire);
-    if ((wrote & 0xff) != 0 && wrote >> 8 == interval && (wrote & 0xff) - 1 != me) {
+    if ((wrote & 0xff) != 0 && unordered(wrote >> 8, interval) && (wrote & 0xff) - 1 != me) {
       report_race(run, owner, *cluster.members[(wrote & 0xff) - 1], true, address, bytes, flags,
                   site);
       return;
@@ -117,7 +137,7 @@ void check_words(BlockRun& run, unsigned owner_rank, std::uintptr_t address, std
     if (flags & kWrite) {
       const std::uint64_t read = shadow.reads(w).load(std::memory_order_acquire);
       const std::uint64_t others = read & 0xffff & ~(std::uint64_t{1} << me);
-      if (others != 0 && read >> 16 == interval) {
+      if (others != 0 && unordered(read >> 16, interval)) {
         report_race(run, owner, *cluster.members[std::countr_zero(others)], false, address, bytes,
                     flags, site);
         return;
@@ -218,7 +238,77 @@ void cluster_sync(const std::source_location& site) {
                   cudaErrorLaunchFailure);
       run->abort_block();
     }
-    ++cluster->intervals[run->cluster_rank];
+    cluster->intervals[run->cluster_rank] += 2;
+  }
+  run->barrier(0, site);
+}
+
+namespace {
+
+[[noreturn]] void report_split_misuse(BlockRun& run, const std::string& message,
+                                      const std::source_location& site) {
+  const CheckingAnAccess quiet;
+  run.report(ReportKind::divergent_barrier, current_thread->linear, message, &site,
+             cudaErrorLaunchFailure);
+  run.abort_block();
+}
+
+}  // namespace
+
+void cluster_barrier_arrive(const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run || !run->cluster) return;  // a cluster of one: barrier_wait() is the barrier
+  ClusterRun& cluster = *run->cluster;
+  ClusterRun::SplitArrival& split = cluster.split[run->cluster_rank];
+  if (split.thread_arrived.empty()) split.thread_arrived.resize(run->thread_count);
+  const unsigned me = current_thread->linear;
+  if (split.thread_arrived[me]) {
+    report_split_misuse(*run,
+                        "cluster barrier_arrive() at " + format_site(site) +
+                            " by a thread that already arrived and has not called "
+                            "barrier_wait() since: each arrival must be followed by a wait",
+                        site);
+  }
+  split.thread_arrived[me] = true;
+  if (++split.arrived == run->thread_count) {
+    split.token = cluster.barrier.arrive();
+    split.block_arrived = true;
+  }
+}
+
+void cluster_barrier_wait(const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run) return;
+  ClusterRun* cluster = run->cluster;
+  if (!cluster) {
+    run->barrier(0, site);
+    return;
+  }
+  ClusterRun::SplitArrival& split = cluster->split[run->cluster_rank];
+  const unsigned me = current_thread->linear;
+  if (split.thread_arrived.empty() || !split.thread_arrived[me]) {
+    report_split_misuse(
+        *run,
+        "cluster barrier_wait() at " + format_site(site) +
+            " by a thread that has not called barrier_arrive(): the barrier completes only "
+            "once every thread of the cluster has arrived, this one included, so on the GPU "
+            "the cluster would wait forever (a hang). Call barrier_arrive() first",
+        site);
+  }
+  split.thread_arrived[me] = false;
+  if (run->barrier_arrived + 1 == run->thread_count) {
+    std::string why;
+    if (!split.block_arrived || !cluster->barrier.wait(split.token, &run->race_phase, &why)) {
+      if (!split.block_arrived) why = "not every thread of the block called barrier_arrive()";
+      const CheckingAnAccess quiet;
+      run->report(ReportKind::divergent_barrier, me,
+                  "cluster barrier_wait() at " + format_site(site) + ": " + why, &site,
+                  cudaErrorLaunchFailure);
+      run->abort_block();
+    }
+    split.arrived = 0;
+    split.block_arrived = false;
+    cluster->intervals[run->cluster_rank] += 2;
   }
   run->barrier(0, site);
 }

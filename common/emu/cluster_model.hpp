@@ -44,6 +44,7 @@ struct ClusterRun {
         finished(blocks),
         intervals(blocks),
         shadows(blocks),
+        split(blocks),
         all_finished(blocks) {}
 
   GridBarrier barrier;  // cluster.sync()
@@ -53,10 +54,20 @@ struct ClusterRun {
   std::vector<BlockRun*> members;
   std::vector<std::atomic<bool>> started;
   std::vector<std::atomic<bool>> finished;
-  // Per rank: the cluster.sync() calls its block has passed (its threads'
-  // interval), and the shadow of its shared memory (with race checks on).
+  // Per rank: twice the cluster barriers its block has passed (its threads'
+  // interval, +1 for a thread between barrier_arrive() and barrier_wait()),
+  // and the shadow of its shared memory (with race checks on).
   std::vector<std::uint32_t> intervals;
   std::vector<ClusterShadow> shadows;
+  // Per rank, the split barrier: which of its threads arrived and have not
+  // waited yet, how many, and the token of the block's arrival.
+  struct SplitArrival {
+    std::vector<bool> thread_arrived;
+    unsigned arrived = 0;
+    bool block_arrived = false;
+    std::uint64_t token = 0;
+  };
+  std::vector<SplitArrival> split;
   // A finished block keeps its host thread (and so its arena) until the
   // whole cluster is done: a peer reading it late is reported, not a crash.
   std::latch all_finished;

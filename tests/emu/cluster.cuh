@@ -88,6 +88,41 @@ __global__ void cluster_info_kernel(BlockView* out) {
 
 __global__ void empty_kernel() {}
 
+// Clusters from the kernel's own attribute, launched with <<<...>>>: each
+// block swaps its values with its pair's through distributed shared memory.
+__global__ void __cluster_dims__(2, 1, 1) pair_swap_kernel(const int* in, int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ int values[];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  values[threadIdx.x] = in[i];
+  cluster.sync();
+  out[i] = cluster.map_shared_rank(values, static_cast<int>(cluster.block_rank() ^ 1))[threadIdx.x];
+  cluster.sync();
+}
+
+// The same from a template whose parameter gives the cluster's width.
+template <unsigned Width>
+__global__ void __cluster_dims__(Width, 1, 1) shape_kernel(unsigned* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) out[blockIdx.x] = cluster.num_blocks() * 100 + cluster.block_rank();
+}
+
+// Split barrier: each block publishes its values, arrives, does work of its
+// own that touches no peer's memory, then waits and reads its right
+// neighbour's values (the last block wraps to rank 0).
+__global__ void split_barrier_kernel(const int* in, int* out, int* own) {
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ int values[];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  values[threadIdx.x] = in[i];
+  cluster.barrier_arrive();
+  own[i] = in[i] * 3 + 1;  // independent of the peers
+  cluster.barrier_wait();
+  const unsigned next = (cluster.block_rank() + 1) % cluster.num_blocks();
+  out[i] = cluster.map_shared_rank(values, static_cast<int>(next))[threadIdx.x];
+  cluster.sync();
+}
+
 }  // namespace device
 
 // Positional: on the emulator gridDim and blockDim are macros (the kernel's
@@ -153,8 +188,47 @@ inline cudaError_t launch_error(dim3 grid, dim3 cluster, bool non_portable) {
   return error;
 }
 
+inline std::vector<int> pair_swap(const std::vector<int>& in, unsigned grid, unsigned block,
+                                  cudaError_t* launch) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  device::pair_swap_kernel<<<grid, block, block * sizeof(int)>>>(d_in.data(), d_out.data());
+  *launch = cudaGetLastError();
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline std::vector<unsigned> template_shapes(unsigned grid, cudaError_t* launch) {
+  cudalab::DeviceBuffer<unsigned> d_out(2 * grid);
+  device::shape_kernel<4><<<grid, 32>>>(d_out.data());
+  *launch = cudaGetLastError();
+  if (*launch != cudaSuccess) return {};
+  device::shape_kernel<1><<<grid, 32>>>(d_out.data() + grid);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline SplitResult split_barrier(const std::vector<int>& in, unsigned cluster, unsigned block,
+                                 cudaError_t* launch) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  cudalab::DeviceBuffer<int> d_own(in.size());
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config =
+      cluster_config(dim3(static_cast<unsigned>(in.size()) / block), dim3(block),
+                     block * sizeof(int), dim3(cluster), &attribute);
+  *launch = cudaLaunchKernelEx(&config, device::split_barrier_kernel, d_in.data(), d_out.data(),
+                               d_own.data());
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return {d_out.copy_to_host(), d_own.copy_to_host()};
+}
+
 inline const Kernels& kernels() {
-  static const Kernels table{&cluster_sums, &halo, &views, &launch_error};
+  static const Kernels table{&cluster_sums,    &halo,         &views, &launch_error, &pair_swap,
+                             &template_shapes, &split_barrier};
   return table;
 }
 

@@ -21,6 +21,10 @@ struct BlockView {
   unsigned query_own, query_peer;  // query_shared_rank of its own and of rank 0's shared word
 };
 
+struct SplitResult {
+  std::vector<int> neighbours, own;
+};
+
 struct Kernels {
   // One sum per cluster of in (blocks of `block` threads, grid `grid`,
   // clusters `cluster`): each block sums its part into shared memory, rank 0
@@ -37,6 +41,18 @@ struct Kernels {
   // What cudaLaunchKernelEx returns for a grid of `grid` in clusters of
   // `cluster`, with or without cudaFuncAttributeNonPortableClusterSizeAllowed.
   cudaError_t (*launch_error)(dim3 grid, dim3 cluster, bool non_portable);
+  // A kernel declared __cluster_dims__(2, 1, 1) launched <<<grid, block>>>:
+  // out[i] is in[] at the same thread of the pair's other block.
+  std::vector<int> (*pair_swap)(const std::vector<int>& in, unsigned grid, unsigned block,
+                                cudaError_t* launch);
+  // shape_kernel<4> then shape_kernel<1> (template kernels with
+  // __cluster_dims__(Width, 1, 1)) on `grid` blocks: per block
+  // num_blocks * 100 + block_rank, the two launches one after the other.
+  std::vector<unsigned> (*template_shapes)(unsigned grid, cudaError_t* launch);
+  // barrier_arrive(), work of the block's own, barrier_wait(), then each
+  // block reads its next neighbour's values in the cluster (wrapping).
+  SplitResult (*split_barrier)(const std::vector<int>& in, unsigned cluster, unsigned block,
+                               cudaError_t* launch);
 };
 
 const Kernels& emulator_kernels();
@@ -49,6 +65,8 @@ struct PlantedReports {
   std::string exited_kind, exited_message;
   std::string rank_kind, rank_message;
   cudaError_t rank_error = cudaSuccess;
+  std::string wait_kind, wait_message;  // barrier_wait() without barrier_arrive()
+  std::string split_race_kind;          // a peer's word written between arrive and wait
 };
 PlantedReports emulator_planted_reports();
 

@@ -43,6 +43,30 @@ __global__ void wrong_rank_kernel(int* out) {
   cluster.sync();
 }
 
+// barrier_wait() with no barrier_arrive() before it: the GPU hangs.
+__global__ void wait_without_arrive_kernel(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  if (cluster.block_rank() == 0 && threadIdx.x == 0) out[0] = 1;
+  cluster.barrier_wait();
+}
+
+// Rank 1 writes its word between its arrival and its wait, rank 0 reads it
+// after its own wait: no barrier orders the two.
+__global__ void write_after_arrive_kernel(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int value;
+  if (threadIdx.x == 0) value = 0;
+  cluster.sync();
+  cluster.barrier_arrive();
+  if (threadIdx.x == 0 && cluster.block_rank() == 1) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // rank 0 reads first
+    value = 5;
+  }
+  cluster.barrier_wait();
+  if (threadIdx.x == 0 && cluster.block_rank() == 0) out[0] = *cluster.map_shared_rank(&value, 1);
+  cluster.sync();
+}
+
 }  // namespace device
 
 const Kernels& emulator_kernels() { return kernels(); }
@@ -88,6 +112,18 @@ PlantedReports emulator_planted_reports() {
         first_report(rec, device::wrong_rank_kernel, out.data(), &r.rank_error);
     r.rank_kind = to_string(report.kind);
     r.rank_message = report.message;
+  }
+  {
+    cudalab::emu::Recording rec;
+    const cudalab::emu::Report& report =
+        first_report(rec, device::wait_without_arrive_kernel, out.data());
+    r.wait_kind = to_string(report.kind);
+    r.wait_message = report.message;
+  }
+  {
+    cudalab::emu::Recording rec;
+    r.split_race_kind =
+        to_string(first_report(rec, device::write_after_arrive_kernel, out.data()).kind);
   }
   return r;
 }

@@ -115,6 +115,47 @@ TEST_P(Cluster, LaunchesTheGpuRefusesAreRefusedWithItsErrors) {
   EXPECT_EQ(k().launch_error(dim3(8), dim3(8), false), cudaSuccess);
 }
 
+TEST_P(Cluster, ClusterDimsOnTheKernelMakeAPlainLaunchRunAsClusters) {
+  const unsigned block = 45, grid = 6;
+  const std::vector<int> in = random_ints(std::size_t{block} * grid);
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<int> got = k().pair_swap(in, grid, block, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  std::vector<int> want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[(i / block ^ 1) * block + i % block];
+  EXPECT_EQ(got, want);
+  // A grid the attribute's cluster does not divide is refused at launch.
+  (void)k().pair_swap(random_ints(std::size_t{block} * 3), 3, block, &launch);
+  EXPECT_EQ(launch, cudaErrorInvalidClusterSize) << cudaGetErrorName(launch);
+}
+
+TEST_P(Cluster, ClusterDimsOnATemplateKernelFollowTheTemplateArgument) {
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<unsigned> got = k().template_shapes(8, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  const std::vector<unsigned> want{400, 401, 402, 403, 400, 401, 402, 403,
+                                   100, 100, 100, 100, 100, 100, 100, 100};
+  EXPECT_EQ(got, want);
+}
+
+TEST_P(Cluster, SplitBarrierLetsBlocksWorkBetweenArriveAndWait) {
+  for (const unsigned cluster : {2u, 4u}) {
+    const unsigned block = 70;
+    const std::vector<int> in = random_ints(std::size_t{block} * cluster * 2);
+    cudaError_t launch = cudaErrorUnknown;
+    const SplitResult got = k().split_barrier(in, cluster, block, &launch);
+    ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+    std::vector<int> neighbours(in.size()), own(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const std::size_t b = i / block, first = b / cluster * cluster;
+      neighbours[i] = in[(first + (b - first + 1) % cluster) * block + i % block];
+      own[i] = in[i] * 3 + 1;
+    }
+    EXPECT_EQ(got.neighbours, neighbours) << "clusters of " << cluster;
+    EXPECT_EQ(got.own, own) << "clusters of " << cluster;
+  }
+}
+
 TEST(ClusterEmu, PlantedBugsAreReported) {
   const PlantedReports r = emulator_planted_reports();
   EXPECT_EQ(r.race_kind, "inter_block_race");
@@ -131,6 +172,11 @@ TEST(ClusterEmu, PlantedBugsAreReported) {
             std::string::npos)
       << r.rank_message;
   EXPECT_EQ(r.rank_error, cudaErrorIllegalAddress);
+  EXPECT_EQ(r.wait_kind, "divergent_barrier");
+  EXPECT_NE(r.wait_message.find("has not called barrier_arrive()"), std::string::npos)
+      << r.wait_message;
+  EXPECT_NE(r.wait_message.find("wait forever"), std::string::npos) << r.wait_message;
+  EXPECT_EQ(r.split_race_kind, "inter_block_race");
 }
 
 }  // namespace
