@@ -8,8 +8,10 @@
 
 #include "cluster.hpp"
 #include "cudalab/check.hpp"
+#include "cudalab/cluster_ptx.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/setmaxnreg.hpp"
 
 namespace cg = cooperative_groups;
 
@@ -123,6 +125,47 @@ __global__ void split_barrier_kernel(const int* in, int* out, int* own) {
   cluster.sync();
 }
 
+// The PTX-level view: special registers, the split barrier.cluster and a
+// word read from the next rank's shared memory through mapa.
+__global__ void registers_kernel(RegisterView* out) {
+  __shared__ unsigned word;
+  if (threadIdx.x == 0) word = cudalab::cluster_ctarank() * 10 + 7;
+  cudalab::cluster_arrive();
+  cudalab::cluster_wait();
+  if (threadIdx.x == 0) {
+    RegisterView v;
+    v.ctarank = cudalab::cluster_ctarank();
+    v.nctarank = cudalab::cluster_nctarank();
+    v.ctaid = cudalab::cluster_ctaid();
+    v.nctaid = cudalab::cluster_nctaid();
+    v.clusterid = cudalab::cluster_id();
+    v.nclusterid = cudalab::cluster_nclusterid();
+    v.next_word = *cudalab::cluster_map_shared(&word, (v.ctarank + 1) % v.nctarank);
+    out[blockIdx.x + (blockIdx.y + blockIdx.z * gridDim.y) * gridDim.x] = v;
+  }
+  cudalab::cluster_arrive_relaxed();  // no block exits while a peer reads its word
+  cudalab::cluster_wait();
+}
+
+// Warp specialisation: warpgroup 0 loads the block's tile with few
+// registers, warpgroups 1 and 2 compute with many (the register split of
+// CUTLASS's Hopper kernels: 128 * 40 + 256 * 232 <= 65536).
+__global__ void __launch_bounds__(384, 1) warp_specialised_kernel(const int* in, int* out) {
+  __shared__ int tile[256];
+  const unsigned warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    cudalab::setmaxnreg_dec<40>();
+    for (unsigned j = threadIdx.x; j < 256; j += 128) tile[j] = in[blockIdx.x * 256 + j];
+  } else {
+    cudalab::setmaxnreg_inc<232>();
+  }
+  __syncthreads();
+  if (warpgroup > 0) {
+    const unsigned j = threadIdx.x - 128;
+    out[blockIdx.x * 256 + j] = tile[j] * 2 + 1;
+  }
+}
+
 }  // namespace device
 
 // Positional: on the emulator gridDim and blockDim are macros (the kernel's
@@ -226,9 +269,30 @@ inline SplitResult split_barrier(const std::vector<int>& in, unsigned cluster, u
   return {d_out.copy_to_host(), d_own.copy_to_host()};
 }
 
+inline std::vector<RegisterView> registers(dim3 grid, dim3 cluster, cudaError_t* launch) {
+  cudalab::DeviceBuffer<RegisterView> d_out(grid.x * grid.y * grid.z);
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(grid, dim3(64), 0, cluster, &attribute);
+  *launch = cudaLaunchKernelEx(&config, device::registers_kernel, d_out.data());
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline std::vector<int> warp_specialised(const std::vector<int>& in) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  device::warp_specialised_kernel<<<static_cast<unsigned>(in.size() / 256), 384>>>(d_in.data(),
+                                                                                   d_out.data());
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
 inline const Kernels& kernels() {
-  static const Kernels table{&cluster_sums,    &halo,         &views, &launch_error, &pair_swap,
-                             &template_shapes, &split_barrier};
+  static const Kernels table{&cluster_sums,  &halo,      &views,
+                             &launch_error,  &pair_swap, &template_shapes,
+                             &split_barrier, &registers, &warp_specialised};
   return table;
 }
 

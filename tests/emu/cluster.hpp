@@ -21,6 +21,14 @@ struct BlockView {
   unsigned query_own, query_peer;  // query_shared_rank of its own and of rank 0's shared word
 };
 
+// What one block read of PTX's cluster special registers
+// (registers_kernel), and the word of the next rank it read through mapa.
+struct RegisterView {
+  unsigned ctarank, nctarank;
+  uint3 ctaid, nctaid, clusterid, nclusterid;
+  unsigned next_word;  // next rank * 10 + 7
+};
+
 struct SplitResult {
   std::vector<int> neighbours, own;
 };
@@ -53,6 +61,11 @@ struct Kernels {
   // block reads its next neighbour's values in the cluster (wrapping).
   SplitResult (*split_barrier)(const std::vector<int>& in, unsigned cluster, unsigned block,
                                cudaError_t* launch);
+  // Per block of `grid` launched in clusters of `cluster`.
+  std::vector<RegisterView> (*registers)(dim3 grid, dim3 cluster, cudaError_t* launch);
+  // out = in * 2 + 1 by a warp-specialised kernel (setmaxnreg) on blocks of
+  // 384 threads, 256 values each; in.size() a multiple of 256.
+  std::vector<int> (*warp_specialised)(const std::vector<int>& in);
 };
 
 const Kernels& emulator_kernels();
@@ -65,8 +78,9 @@ struct PlantedReports {
   std::string exited_kind, exited_message;
   std::string rank_kind, rank_message;
   cudaError_t rank_error = cudaSuccess;
-  std::string wait_kind, wait_message;  // barrier_wait() without barrier_arrive()
-  std::string split_race_kind;          // a peer's word written between arrive and wait
+  std::string wait_kind, wait_message;              // barrier_wait() without barrier_arrive()
+  std::string split_race_kind;                      // a peer's word written between arrive and wait
+  std::string setmaxnreg_kind, setmaxnreg_message;  // in a block of 96 threads
 };
 PlantedReports emulator_planted_reports();
 

@@ -67,6 +67,12 @@ __global__ void write_after_arrive_kernel(int* out) {
   cluster.sync();
 }
 
+// setmaxnreg in a block whose only warpgroup has three warps.
+__global__ void partial_warpgroup_kernel(int* out) {
+  cudalab::setmaxnreg_dec<40>();
+  if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = 1;
+}
+
 }  // namespace device
 
 const Kernels& emulator_kernels() { return kernels(); }
@@ -124,6 +130,15 @@ PlantedReports emulator_planted_reports() {
     cudalab::emu::Recording rec;
     r.split_race_kind =
         to_string(first_report(rec, device::write_after_arrive_kernel, out.data()).kind);
+  }
+  {
+    cudalab::emu::Recording rec;
+    device::partial_warpgroup_kernel<<<1, 96>>>(out.data());
+    (void)cudaDeviceSynchronize();
+    (void)cudaGetLastError();
+    if (rec.last().reports.empty()) throw std::logic_error("setmaxnreg made no report");
+    r.setmaxnreg_kind = to_string(rec.last().reports.front().kind);
+    r.setmaxnreg_message = rec.last().reports.front().message;
   }
   return r;
 }

@@ -156,6 +156,42 @@ TEST_P(Cluster, SplitBarrierLetsBlocksWorkBetweenArriveAndWait) {
   }
 }
 
+TEST_P(Cluster, PtxSpecialRegistersBarrierAndMapaAgreeWithTheLaunch) {
+  const dim3 grid(4, 6, 2), shape(2, 3, 1);
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<RegisterView> got = k().registers(grid, shape, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  ASSERT_EQ(got.size(), std::size_t{grid.x} * grid.y * grid.z);
+  for (unsigned z = 0; z < grid.z; ++z) {
+    for (unsigned y = 0; y < grid.y; ++y) {
+      for (unsigned x = 0; x < grid.x; ++x) {
+        const RegisterView& v = got[x + (y + z * grid.y) * grid.x];
+        const unsigned rank = x % shape.x + y % shape.y * shape.x;
+        SCOPED_TRACE("block (" + std::to_string(x) + "," + std::to_string(y) + "," +
+                     std::to_string(z) + ")");
+        EXPECT_EQ(v.ctarank, rank);
+        EXPECT_EQ(v.nctarank, 6u);
+        EXPECT_EQ(std::vector<unsigned>({v.ctaid.x, v.ctaid.y, v.ctaid.z}),
+                  std::vector<unsigned>({x % shape.x, y % shape.y, 0}));
+        EXPECT_EQ(std::vector<unsigned>({v.nctaid.x, v.nctaid.y, v.nctaid.z}),
+                  std::vector<unsigned>({shape.x, shape.y, 1}));
+        EXPECT_EQ(std::vector<unsigned>({v.clusterid.x, v.clusterid.y, v.clusterid.z}),
+                  std::vector<unsigned>({x / shape.x, y / shape.y, z}));
+        EXPECT_EQ(std::vector<unsigned>({v.nclusterid.x, v.nclusterid.y, v.nclusterid.z}),
+                  std::vector<unsigned>({grid.x / shape.x, grid.y / shape.y, grid.z}));
+        EXPECT_EQ(v.next_word, (rank + 1) % 6 * 10 + 7);
+      }
+    }
+  }
+}
+
+TEST_P(Cluster, WarpSpecialisedKernelWithSetmaxnregComputesItsTiles) {
+  const std::vector<int> in = random_ints(256 * 5);
+  std::vector<int> want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[i] * 2 + 1;
+  EXPECT_EQ(k().warp_specialised(in), want);
+}
+
 TEST(ClusterEmu, PlantedBugsAreReported) {
   const PlantedReports r = emulator_planted_reports();
   EXPECT_EQ(r.race_kind, "inter_block_race");
@@ -177,6 +213,9 @@ TEST(ClusterEmu, PlantedBugsAreReported) {
       << r.wait_message;
   EXPECT_NE(r.wait_message.find("wait forever"), std::string::npos) << r.wait_message;
   EXPECT_EQ(r.split_race_kind, "inter_block_race");
+  EXPECT_EQ(r.setmaxnreg_kind, "warp_collective");
+  EXPECT_NE(r.setmaxnreg_message.find("in a block of 96 threads"), std::string::npos)
+      << r.setmaxnreg_message;
 }
 
 }  // namespace
