@@ -24,14 +24,29 @@
 // block arrived, the rest of the block waits at the block barrier behind it
 // (stricter than the GPU, where a thread that waits need not wait for its
 // own block's other threads to reach barrier_wait()).
+//
+// A peer's mbarrier (mbarrier_arrive_cluster): the mbarrier model is per
+// block and wakes threads through the block's scheduler, which only the
+// block's own host thread may touch. So the arriving block posts the
+// arrival in the owner's mailbox (under the cluster's mailbox_mutex) and
+// the owner's host thread delivers it when none of its threads can run:
+// the arrival completes the phase there and wakes the waiters. While a
+// thread waits on an mbarrier and some peer is neither finished nor blocked,
+// the owner's host thread waits for mail (a condition variable); if every
+// peer stays finished or blocked, no arrival can come, and the block's
+// stall is reported as a hang naming the mbarrier.
 #include "cluster_model.hpp"
 
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "block_run.hpp"
 #include "cudalab/emu/cooperative_groups_cluster.hpp"
+#include "cudalab/emu/mbarrier.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -60,6 +75,10 @@ void run_member(LaunchState& launch, ClusterRun& cluster, unsigned rank, std::ui
   cluster.finished[rank].store(true, std::memory_order_release);
   cluster.barrier.block_finished(linear, launch.grid.x, launch.grid.y,
                                  cluster.split[rank].block_arrived);
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);  // a peer waiting for arrivals rechecks
+  }
+  cluster.mail.notify_all();
   cluster.all_finished.arrive_and_wait();  // keeps the arena for late peers
 }
 
@@ -118,12 +137,14 @@ void check_words(BlockRun& run, unsigned owner_rank, std::uintptr_t address, std
                  unsigned flags, SiteRef site) {
   ClusterRun& cluster = *run.cluster;
   ClusterShadow& shadow = cluster.shadows[owner_rank];
-  if (!shadow.made() || (flags & kAtomic)) return;
+  if (!shadow.made() || (flags & kAtomic) ||
+      cluster.ordered_by_mbarriers.load(std::memory_order_relaxed)) {
+    return;
+  }
   const BlockRun& owner = *cluster.members[owner_rank];
   const std::vector<bool>& arrived = cluster.split[run.cluster_rank].thread_arrived;
-  const std::uint64_t interval =
-      cluster.intervals[run.cluster_rank] +
-      (!arrived.empty() && arrived[current_thread->linear] ? 1 : 0);
+  const std::uint64_t interval = cluster.intervals[run.cluster_rank] +
+                                 (!arrived.empty() && arrived[current_thread->linear] ? 1 : 0);
   const std::uint64_t me = run.cluster_rank;
   const std::size_t first = (address - owner.shared_low) / 4;
   const std::size_t last = (address + bytes - 1 - owner.shared_low) / 4;
@@ -206,6 +227,10 @@ bool cluster_shared_access(BlockRun& run, std::uintptr_t address, std::size_t by
           site, cudaErrorLaunchFailure);
     }
     if (run.check_races) check_words(run, r, address, bytes, flags, site);
+    // The owner's uninitialised-read check counts a peer's write.
+    if ((flags & kWrite) && peer.shared_written) {
+      std::memset(cluster.members[r]->shared_written + (address - peer.shared_low), 1, bytes);
+    }
     return true;
   }
   return false;
@@ -215,6 +240,73 @@ void cluster_own_shared_access(BlockRun& run, std::uintptr_t address, std::size_
                                unsigned flags, SiteRef site) {
   const CheckingAnAccess quiet;
   check_words(run, run.cluster_rank, address, bytes, flags, site);
+}
+
+namespace {
+
+// The rank's host thread blocks in a cluster barrier (true) or is back.
+void set_stalled(ClusterRun& cluster, unsigned rank, bool stalled) {
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);
+    cluster.stalled[rank] = stalled;
+  }
+  cluster.mail.notify_all();
+}
+
+bool waits_on_mbarrier(const BlockRun& run) {
+  for (unsigned t = 0; t < run.thread_count; ++t) {
+    if (run.extra[t].waiting == Waiting::mbarrier) return true;
+  }
+  return false;
+}
+
+// Every other block of the cluster has ended or is blocked (under
+// mailbox_mutex): no arrival can come.
+bool no_peer_can_arrive(const ClusterRun& cluster, unsigned me) {
+  for (unsigned r = 0; r < cluster.members.size(); ++r) {
+    if (r != me && !cluster.finished[r].load(std::memory_order_acquire) && !cluster.stalled[r]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void deliver_peer_arrivals(BlockRun& run) {
+  ClusterRun& cluster = *run.cluster;
+  const unsigned me = run.cluster_rank;
+  std::unique_lock lock(cluster.mailbox_mutex);
+  bool looked_stuck = false;
+  for (;;) {
+    if (!cluster.mailboxes[me].empty()) {
+      std::vector<ClusterRun::PeerArrival> posted;
+      posted.swap(cluster.mailboxes[me]);
+      lock.unlock();
+      // On this block's host thread: the phases they complete wake its threads.
+      for (const ClusterRun::PeerArrival& a : posted) {
+        ::cudalab::emu::mbarrier_arrive(reinterpret_cast<std::uint64_t*>(a.barrier), 1, 0, false,
+                                        a.site);
+      }
+      if (!run.ready.empty()) return;
+      lock.lock();
+      looked_stuck = false;
+      continue;
+    }
+    if (!waits_on_mbarrier(run)) return;
+    if (no_peer_can_arrive(cluster, me)) {
+      // A blocked peer may be on its way out of a cluster barrier: the block
+      // is stuck (report_deadlock names the mbarrier) only if that stays so.
+      if (looked_stuck) return;
+      looked_stuck = true;
+    } else {
+      looked_stuck = false;
+    }
+    cluster.stalled[me] = true;
+    cluster.mail.notify_all();
+    cluster.mail.wait_for(lock, std::chrono::milliseconds(20));
+    cluster.stalled[me] = false;
+  }
 }
 
 // ---- what kernel code calls (cudalab/emu/cooperative_groups_cluster.hpp) ----------
@@ -231,7 +323,10 @@ void cluster_sync(const std::source_location& site) {
       cluster && run->barrier_arrived + 1 == run->thread_count) {
     // As grid.sync(): the block's last thread waits for the other blocks.
     std::string why;
-    if (!cluster->barrier.arrive_and_wait(&run->race_phase, &why)) {
+    set_stalled(*cluster, run->cluster_rank, true);
+    const bool passed = cluster->barrier.arrive_and_wait(&run->race_phase, &why);
+    set_stalled(*cluster, run->cluster_rank, false);
+    if (!passed) {
       const CheckingAnAccess quiet;
       run->report(ReportKind::divergent_barrier, current_thread->linear,
                   "cluster.sync() at " + format_site(site) + ": " + why, &site,
@@ -298,7 +393,13 @@ void cluster_barrier_wait(const std::source_location& site) {
   split.thread_arrived[me] = false;
   if (run->barrier_arrived + 1 == run->thread_count) {
     std::string why;
-    if (!split.block_arrived || !cluster->barrier.wait(split.token, &run->race_phase, &why)) {
+    bool passed = split.block_arrived;
+    if (passed) {
+      set_stalled(*cluster, run->cluster_rank, true);
+      passed = cluster->barrier.wait(split.token, &run->race_phase, &why);
+      set_stalled(*cluster, run->cluster_rank, false);
+    }
+    if (!passed) {
       if (!split.block_arrived) why = "not every thread of the block called barrier_arrive()";
       const CheckingAnAccess quiet;
       run->report(ReportKind::divergent_barrier, me,
@@ -369,3 +470,36 @@ unsigned query_shared_rank(const void* pointer) noexcept {
 }
 
 }  // namespace cudalab::emu::detail
+
+namespace cudalab::emu {
+
+void mbarrier_arrive_cluster(std::uint64_t* barrier, unsigned rank,
+                             const std::source_location& site) {
+  using namespace detail;
+  BlockRun* run = current_thread->run;
+  if (!run) throw std::logic_error("an mbarrier used outside a kernel");
+  // mapa: the rank and the address are checked as map_shared_rank's.
+  auto* peer_barrier = static_cast<std::uint64_t*>(map_shared_rank(barrier, rank, site));
+  if (!run->cluster || rank == run->cluster_rank) {
+    mbarrier_arrive(peer_barrier, 1, 0, false, site);
+    return;
+  }
+  ClusterRun& cluster = *run->cluster;
+  if (cluster.finished[rank].load(std::memory_order_acquire)) {
+    const CheckingAnAccess quiet;
+    report_and_stop(*run, ReportKind::use_after_free,
+                    reinterpret_cast<std::uintptr_t>(peer_barrier), 8, kWrite,
+                    "mbarrier arrive on the barrier of " + block_name(*cluster.members[rank]) +
+                        ", whose threads have all exited: a block must not exit while peers "
+                        "still signal its barriers",
+                    SiteRef(site), cudaErrorLaunchFailure);
+  }
+  cluster.ordered_by_mbarriers.store(true, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);
+    cluster.mailboxes[rank].push_back({reinterpret_cast<std::uintptr_t>(peer_barrier), site});
+  }
+  cluster.mail.notify_all();
+}
+
+}  // namespace cudalab::emu

@@ -4,6 +4,7 @@
 
 #include <cooperative_groups.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "cluster.hpp"
@@ -11,6 +12,7 @@
 #include "cudalab/cluster_ptx.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/mbarrier.hpp"
 #include "cudalab/setmaxnreg.hpp"
 
 namespace cg = cooperative_groups;
@@ -166,6 +168,35 @@ __global__ void __launch_bounds__(384, 1) warp_specialised_kernel(const int* in,
   }
 }
 
+// A two-block pipeline through peers' mbarriers: rank 1 writes each round
+// into rank 0's shared slot and arrives on rank 0's `full`; rank 0 doubles
+// the values and arrives on rank 1's `empty`, which frees the slot.
+__global__ void peer_mbarrier_kernel(const int* in, int* out, int rounds) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int slot[64];
+  __shared__ std::uint64_t full, empty;
+  if (threadIdx.x == 0) {
+    cudalab::mbarrier_init(&full, blockDim.x);
+    cudalab::mbarrier_init(&empty, blockDim.x);
+    cudalab::fence_mbarrier_init();
+  }
+  cluster.sync();  // both blocks' barriers are initialised
+  int* consumer_slot = cluster.map_shared_rank(slot, 0);
+  for (int r = 0; r < rounds; ++r) {
+    const unsigned parity = static_cast<unsigned>(r) & 1u;
+    if (cluster.block_rank() == 1) {
+      if (r > 0) cudalab::mbarrier_wait_parity_cluster(&empty, parity ^ 1u);
+      consumer_slot[threadIdx.x] = in[r * blockDim.x + threadIdx.x];
+      cudalab::mbarrier_arrive_cluster(&full, 0);
+    } else {
+      cudalab::mbarrier_wait_parity_cluster(&full, parity);
+      out[r * blockDim.x + threadIdx.x] = slot[threadIdx.x] * 2;
+      cudalab::mbarrier_arrive_cluster(&empty, 1);
+    }
+  }
+  cluster.sync();  // no block exits while the other may still signal it
+}
+
 }  // namespace device
 
 // Positional: on the emulator gridDim and blockDim are macros (the kernel's
@@ -289,10 +320,22 @@ inline std::vector<int> warp_specialised(const std::vector<int>& in) {
   return d_out.copy_to_host();
 }
 
+inline std::vector<int> peer_mbarrier(const std::vector<int>& in, int rounds, cudaError_t* launch) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(dim3(2), dim3(64), 0, dim3(2), &attribute);
+  *launch =
+      cudaLaunchKernelEx(&config, device::peer_mbarrier_kernel, d_in.data(), d_out.data(), rounds);
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
 inline const Kernels& kernels() {
-  static const Kernels table{&cluster_sums,  &halo,      &views,
-                             &launch_error,  &pair_swap, &template_shapes,
-                             &split_barrier, &registers, &warp_specialised};
+  static const Kernels table{
+      &cluster_sums,    &halo,          &views,     &launch_error,     &pair_swap,
+      &template_shapes, &split_barrier, &registers, &warp_specialised, &peer_mbarrier};
   return table;
 }
 

@@ -66,6 +66,9 @@ struct Kernels {
   // out = in * 2 + 1 by a warp-specialised kernel (setmaxnreg) on blocks of
   // 384 threads, 256 values each; in.size() a multiple of 256.
   std::vector<int> (*warp_specialised)(const std::vector<int>& in);
+  // out = in * 2 through a pipeline of two blocks of 64 threads that signal
+  // each other's mbarriers, `rounds` rounds of 64 values.
+  std::vector<int> (*peer_mbarrier)(const std::vector<int>& in, int rounds, cudaError_t* launch);
 };
 
 const Kernels& emulator_kernels();
@@ -81,6 +84,10 @@ struct PlantedReports {
   std::string wait_kind, wait_message;              // barrier_wait() without barrier_arrive()
   std::string split_race_kind;                      // a peer's word written between arrive and wait
   std::string setmaxnreg_kind, setmaxnreg_message;  // in a block of 96 threads
+  // A peer's mbarrier at a rank outside the cluster, and at the wrong rank
+  // (the arriving block's own): the reports' kinds, all of them in order.
+  std::vector<std::string> outside_rank_kinds, own_rank_kinds;
+  std::string own_rank_hang_message;  // the `mbarrier` report of the waiting block
 };
 PlantedReports emulator_planted_reports();
 

@@ -73,6 +73,27 @@ __global__ void partial_warpgroup_kernel(int* out) {
   if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = 1;
 }
 
+// Rank 1 signals rank `target` instead of rank 0, whose thread waits.
+template <unsigned Target>
+__global__ void peer_mbarrier_wrong_rank_kernel(int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ std::uint64_t full;
+  if (threadIdx.x == 0) {
+    cudalab::mbarrier_init(&full, 1);
+    cudalab::fence_mbarrier_init();
+  }
+  cluster.sync();
+  if (threadIdx.x == 0) {
+    if (cluster.block_rank() == 1) {
+      cudalab::mbarrier_arrive_cluster(&full, Target);
+    } else {
+      cudalab::mbarrier_wait_parity_cluster(&full, 0);
+      out[0] = 1;
+    }
+  }
+  cluster.sync();
+}
+
 }  // namespace device
 
 const Kernels& emulator_kernels() { return kernels(); }
@@ -140,6 +161,22 @@ PlantedReports emulator_planted_reports() {
     r.setmaxnreg_kind = to_string(rec.last().reports.front().kind);
     r.setmaxnreg_message = rec.last().reports.front().message;
   }
+  const auto kinds = [&](auto kernel, std::string* hang) {
+    cudalab::emu::Recording rec;
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config = cluster_config(dim3(2), dim3(32), 0, dim3(2), &attribute);
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, out.data()));
+    (void)cudaDeviceSynchronize();
+    (void)cudaGetLastError();
+    std::vector<std::string> found;
+    for (const cudalab::emu::Report& report : rec.last().reports) {
+      found.push_back(to_string(report.kind));
+      if (hang && report.kind == cudalab::emu::ReportKind::mbarrier) *hang = report.message;
+    }
+    return found;
+  };
+  r.outside_rank_kinds = kinds(device::peer_mbarrier_wrong_rank_kernel<2>, nullptr);
+  r.own_rank_kinds = kinds(device::peer_mbarrier_wrong_rank_kernel<1>, &r.own_rank_hang_message);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,17 @@ TEST_P(Cluster, WarpSpecialisedKernelWithSetmaxnregComputesItsTiles) {
   EXPECT_EQ(k().warp_specialised(in), want);
 }
 
+TEST_P(Cluster, BlocksSignalEachOthersMbarriersInAPipeline) {
+  const int rounds = 9;
+  const std::vector<int> in = random_ints(64 * rounds);
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<int> got = k().peer_mbarrier(in, rounds, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  std::vector<int> want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[i] * 2;
+  EXPECT_EQ(got, want);
+}
+
 TEST(ClusterEmu, PlantedBugsAreReported) {
   const PlantedReports r = emulator_planted_reports();
   EXPECT_EQ(r.race_kind, "inter_block_race");
@@ -216,6 +228,13 @@ TEST(ClusterEmu, PlantedBugsAreReported) {
   EXPECT_EQ(r.setmaxnreg_kind, "warp_collective");
   EXPECT_NE(r.setmaxnreg_message.find("in a block of 96 threads"), std::string::npos)
       << r.setmaxnreg_message;
+  ASSERT_FALSE(r.outside_rank_kinds.empty());
+  EXPECT_EQ(r.outside_rank_kinds.front(), "out_of_bounds");
+  // Rank 0 waits for an arrival that went to rank 1's own barrier: a hang.
+  EXPECT_NE(std::find(r.own_rank_kinds.begin(), r.own_rank_kinds.end(), "mbarrier"),
+            r.own_rank_kinds.end())
+      << ::testing::PrintToString(r.own_rank_kinds);
+  EXPECT_NE(r.own_rank_hang_message.find("mbarrier"), std::string::npos) << r.own_rank_hang_message;
 }
 
 }  // namespace

@@ -17,16 +17,30 @@
 //   cudalab::cluster_map_shared(p, rank) mapa.u64: the address of the same shared
 //                                        variable in block `rank` of the cluster
 //                                        (distributed shared memory, plain loads and stores)
+//   cudalab::mbarrier_arrive_cluster(bar, rank)
+//                                        mapa.shared::cluster, then
+//                                        mbarrier.arrive.release.cluster.shared::cluster:
+//                                        arrive on the mbarrier at bar's offset in block
+//                                        `rank` (initialised there, cudalab/mbarrier.hpp)
+//   cudalab::mbarrier_wait_parity_cluster(bar, p)
+//                                        mbarrier.try_wait.parity.acquire.cluster until
+//                                        true: wait on one's own barrier and see what the
+//                                        peers that arrived on it wrote before
 //
 // sm_90. On the emulator (common/emu/cluster.cpp) the barrier is the cluster
 // model's split barrier, with its checks (a wait without an arrival is a
-// reported hang), and mapped pointers are checked as
-// cluster.map_shared_rank's. Not wrapped: ld/st.shared::cluster on 32-bit
-// shared::cluster addresses (use the generic pointer cluster_map_shared
-// returns) and an mbarrier arrive on a peer block's barrier.
+// reported hang), mapped pointers are checked as cluster.map_shared_rank's,
+// and a peer's arrival reaches the owner block's mbarrier model (a phase
+// that no peer can complete any more is a reported hang). Not wrapped:
+// ld/st.shared::cluster on 32-bit shared::cluster addresses (use the
+// generic pointer cluster_map_shared returns).
 #pragma once
 
 #include <vector_types.h>
+
+#include <cstdint>
+
+#include "cudalab/mbarrier.hpp"
 
 #if defined(__CUDACC__)
 
@@ -84,6 +98,27 @@ __device__ __forceinline__ T* cluster_map_shared(T* pointer, unsigned rank) {
   return mapped;
 }
 
+__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+               : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_wait_parity_cluster(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+        "%2;\n selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(parity)
+        : "memory");
+  }
+}
+
 }  // namespace cudalab
 
 #else  // the emulator
@@ -122,6 +157,15 @@ inline uint3 cluster_nclusterid() {
   const dim3 g = ::cudalab::emu::detail::grid_dim();
   const uint3 c = cluster_nctaid();
   return make_uint3(g.x / c.x, g.y / c.y, g.z / c.z);
+}
+inline void mbarrier_arrive_cluster(std::uint64_t* bar, unsigned rank,
+                                    std::source_location site = std::source_location::current()) {
+  ::cudalab::emu::mbarrier_arrive_cluster(bar, rank, site);
+}
+inline void mbarrier_wait_parity_cluster(
+    std::uint64_t* bar, unsigned parity,
+    std::source_location site = std::source_location::current()) {
+  ::cudalab::emu::mbarrier_wait_parity(bar, parity, site);
 }
 template <class T>
 T* cluster_map_shared(T* pointer, unsigned rank,
