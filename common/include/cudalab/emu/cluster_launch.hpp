@@ -12,7 +12,8 @@
 //
 // A kernel declared with __cluster_dims__(x, y, z) runs as clusters of that
 // shape when launched with <<<...>>> or cudaLaunchKernelEx without a cluster
-// attribute (with one, the attribute's shape is used), refused as above when
+// attribute (with one, the attribute's shape is used; CUDA requires the two
+// to agree, which is not checked), refused as above when
 // the grid does not divide. tools/emu_rewrite.py turns the qualifier into a
 // use of compiled_cluster_dims_registered in the kernel's body.
 #pragma once
