@@ -20,6 +20,10 @@ HIP, and leaves every other byte alone:
         static ::cudalab::emu::constant_symbol<T[D], Site[, N]> name{"name", __FILE__, __LINE__[, INIT]};
     __device__ T name ...;                                 (a variable at namespace scope)
         kept, and registered as a symbol for cudaMemcpyToSymbol & co on the same line.
+    __global__ void __cluster_dims__(X, Y, Z) k(PARAMS) {  (a kernel's cluster shape)
+        __global__ void k(PARAMS) { static_cast<void>(&<registration><&k, (X), (Y), (Z)>);
+        (a template kernel names itself k<ITS PARAMETERS>): the registration's
+        initialiser records the shape before main, so a plain k<<<...>>> runs as clusters.
 
 It skips comments, string, character and raw-string literals and preprocessor
 lines, except the bodies of #define, where launches are real code too.
@@ -50,6 +54,7 @@ NAMESPACE_STATIC = "::cudalab::emu::shared_at_namespace"
 NAMESPACE_DYNAMIC = "::cudalab::emu::dynamic_shared_at_namespace"
 CONSTANT = "::cudalab::emu::constant_symbol"
 DEVICE_SYMBOL = "::cudalab::emu::detail::register_device_symbol"
+CLUSTER_DIMS = "::cudalab::emu::detail::compiled_cluster_dims_registered"
 
 # Longest first: the lexer takes the longest punctuator that matches.
 # `<<<` and `>>>` are tokens of their own (as in nvcc), so a launch is found
@@ -758,6 +763,69 @@ class Rewriter:
         index = seq[semicolon]
         self.replace[index] = self.replace.get(index, ";") + registration
 
+    # ---- __cluster_dims__
+    def rewrite_cluster_dims(self, seq, at):
+        """`__cluster_dims__(X[, Y[, Z]])` on a kernel is removed, and the kernel's
+        body starts by taking the address of a variable (cudalab/emu/cluster_launch.hpp)
+        whose initialiser registers the kernel's cluster shape: taking it instantiates
+        the variable with the kernel, so a template kernel registers each of its
+        instantiations. A declaration without a body only loses the attribute."""
+        line = self.line(seq, at)
+        if self.text(seq, at + 1) != "(":
+            raise RewriteError(line, "expected '(' after __cluster_dims__")
+        close = self.match_forward(seq, at + 1)
+        dims = [self.join(seq, part)
+                for part in self.split_top_level(seq, list(range(at + 2, close)), ",")]
+        if not 1 <= len(dims) <= 3 or not all(dims):
+            raise RewriteError(line, "__cluster_dims__ takes one to three constant dimensions "
+                               "(x[, y[, z]]); a cluster shape chosen at launch is given with "
+                               "cudaLaunchKernelEx's cudaLaunchAttributeClusterDimension")
+        dims += ["1"] * (3 - len(dims))
+        p = close + 1
+        while not (self.is_name(seq, p) and self.text(seq, p + 1) == "("):
+            if self.text(seq, p) in ("", ";", "{", "}", "="):
+                raise RewriteError(line, "__cluster_dims__ is not on a kernel declaration")
+            p += 1
+        name = self.text(seq, p)
+        q = self.match_forward(seq, p + 1) + 1
+        while self.text(seq, q) not in ("", ";", "{"):
+            q += 1
+        for r in range(at, close + 1):
+            self.replace[seq[r]] = ""
+        if self.text(seq, q) != "{":
+            return
+        kernel = name + self.template_arguments_of(seq, at)
+        registration = f" static_cast<void>(&{CLUSTER_DIMS}<&{kernel}, " + ", ".join(
+            f"({d})" for d in dims) + ">);"
+        self.replace[seq[q]] = self.replace.get(seq[q], "{") + registration
+
+    def template_arguments_of(self, seq, at):
+        """`<T, N, Ts...>` naming the parameters of the `template <...>` that the
+        declaration around `at` starts with; "" if it is no template."""
+        p = at - 1
+        while p >= 0 and self.text(seq, p) not in (";", "{", "}"):
+            t = self.text(seq, p)
+            if t == ")":
+                p = self.match_back(seq, p)
+            elif t in CLOSERS:
+                opener = self.match_angle_back(seq, p)
+                if self.text(seq, opener - 1) == "template":
+                    return self.parameter_names(seq, opener + 1, p)
+                p = opener
+            p -= 1
+        return ""
+
+    def parameter_names(self, seq, begin, end):
+        names = []
+        for part in self.split_top_level(seq, list(range(begin, end)), ","):
+            head = self.split_top_level(seq, part, "=")[0]
+            if not head or not self.is_name(seq, head[-1]) or len(head) < 2:
+                raise RewriteError(self.line(seq, begin), "a template kernel with "
+                                   "__cluster_dims__ must name each of its template parameters")
+            pack = any(self.text(seq, q) == "..." for q in head)
+            names.append(self.text(seq, head[-1]) + ("..." if pack else ""))
+        return "<" + ", ".join(names) + ">"
+
     def join(self, seq, ps):
         """The source text of the significant tokens `ps`, as written, on one line."""
         out, previous = "", None
@@ -794,6 +862,8 @@ class Rewriter:
                     self.register_device_variable(seq, p)
                 elif t == "printf":
                     self.rewrite_printf(seq, p)
+                elif t == "__cluster_dims__":
+                    self.rewrite_cluster_dims(seq, p)
         return "".join(self.prefix.get(i, "") + self.replace.get(i, token.text)
                        for i, token in enumerate(self.tokens))
 

@@ -10,19 +10,43 @@
 // global memory connects them).
 //
 // The race check of DSMEM: every access to a block's shared memory from a
-// peer, and the owner's own accesses, are tagged with the cluster.sync()
-// interval they happen in (each block counts the syncs it has passed; as
-// the barrier is cluster-wide, a peer touching my memory is in my interval).
-// Two accesses of one word in one interval by different blocks, one a
-// write, are a race.
+// peer, and the owner's own accesses, are tagged with the accessing thread's
+// interval: 2n after its block's n-th cluster barrier, 2n+1 once the thread
+// has arrived at the next (barrier_arrive()) and until its block waits. Two
+// accesses of one word by different blocks, one a write, race unless a
+// barrier orders them (unordered() below).
+//
+// The split barrier: barrier_arrive() marks the thread arrived; the block's
+// last thread to arrive arrives for the block at the cluster's barrier
+// without blocking. barrier_wait() needs the thread's own arrival (else the
+// GPU hangs, reported here) and then behaves as cluster.sync()'s second
+// half: the block's last thread to wait blocks its host thread until every
+// block arrived, the rest of the block waits at the block barrier behind it
+// (stricter than the GPU, where a thread that waits need not wait for its
+// own block's other threads to reach barrier_wait()).
+//
+// A peer's mbarrier (mbarrier_arrive_cluster): the mbarrier model is per
+// block and wakes threads through the block's scheduler, which only the
+// block's own host thread may touch. So the arriving block posts the
+// arrival in the owner's mailbox (under the cluster's mailbox_mutex) and
+// the owner's host thread delivers it when none of its threads can run:
+// the arrival completes the phase there and wakes the waiters. While a
+// thread waits on an mbarrier and some peer is neither finished nor blocked,
+// the owner's host thread waits for mail (a condition variable); if every
+// peer stays finished or blocked, no arrival can come, and the block's
+// stall is reported as a hang naming the mbarrier.
 #include "cluster_model.hpp"
 
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "block_run.hpp"
 #include "cudalab/emu/cooperative_groups_cluster.hpp"
+#include "cudalab/emu/mbarrier.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -49,7 +73,12 @@ void run_member(LaunchState& launch, ClusterRun& cluster, unsigned rank, std::ui
   cluster.members[rank] = &run;
   run_block(launch, linear);
   cluster.finished[rank].store(true, std::memory_order_release);
-  cluster.barrier.block_finished(linear, launch.grid.x, launch.grid.y);
+  cluster.barrier.block_finished(linear, launch.grid.x, launch.grid.y,
+                                 cluster.split[rank].block_arrived);
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);  // a peer waiting for arrivals rechecks
+  }
+  cluster.mail.notify_all();
   cluster.all_finished.arrive_and_wait();  // keeps the arena for late peers
 }
 
@@ -95,21 +124,33 @@ void report_race(BlockRun& run, const BlockRun& owner, const BlockRun& other, bo
   run.launch->report(std::move(r), cudaSuccess, site);
 }
 
+// Whether no cluster barrier orders accesses of blocks in intervals a and b
+// (the race check's tags, see the top of the file).
+bool unordered(std::uint64_t a, std::uint64_t b) {
+  if (a > b) std::swap(a, b);
+  return b - a <= 1 || (a % 2 == 1 && b - a == 2);
+}
+
 // Checks and tags the words of [address, address + bytes) in `owner`'s
 // shared memory for an access by `run`'s block.
 void check_words(BlockRun& run, unsigned owner_rank, std::uintptr_t address, std::size_t bytes,
                  unsigned flags, SiteRef site) {
   ClusterRun& cluster = *run.cluster;
   ClusterShadow& shadow = cluster.shadows[owner_rank];
-  if (!shadow.made() || (flags & kAtomic)) return;
+  if (!shadow.made() || (flags & kAtomic) ||
+      cluster.ordered_by_mbarriers.load(std::memory_order_relaxed)) {
+    return;
+  }
   const BlockRun& owner = *cluster.members[owner_rank];
-  const std::uint64_t interval = cluster.intervals[run.cluster_rank];
+  const std::vector<bool>& arrived = cluster.split[run.cluster_rank].thread_arrived;
+  const std::uint64_t interval = cluster.intervals[run.cluster_rank] +
+                                 (!arrived.empty() && arrived[current_thread->linear] ? 1 : 0);
   const std::uint64_t me = run.cluster_rank;
   const std::size_t first = (address - owner.shared_low) / 4;
   const std::size_t last = (address + bytes - 1 - owner.shared_low) / 4;
   for (std::size_t w = first; w <= last; ++w) {
     const std::uint64_t wrote = shadow.write(w).load(std::memory_order_acquire);
-    if ((wrote & 0xff) != 0 && wrote >> 8 == interval && (wrote & 0xff) - 1 != me) {
+    if ((wrote & 0xff) != 0 && unordered(wrote >> 8, interval) && (wrote & 0xff) - 1 != me) {
       report_race(run, owner, *cluster.members[(wrote & 0xff) - 1], true, address, bytes, flags,
                   site);
       return;
@@ -117,7 +158,7 @@ void check_words(BlockRun& run, unsigned owner_rank, std::uintptr_t address, std
     if (flags & kWrite) {
       const std::uint64_t read = shadow.reads(w).load(std::memory_order_acquire);
       const std::uint64_t others = read & 0xffff & ~(std::uint64_t{1} << me);
-      if (others != 0 && read >> 16 == interval) {
+      if (others != 0 && unordered(read >> 16, interval)) {
         report_race(run, owner, *cluster.members[std::countr_zero(others)], false, address, bytes,
                     flags, site);
         return;
@@ -186,6 +227,10 @@ bool cluster_shared_access(BlockRun& run, std::uintptr_t address, std::size_t by
           site, cudaErrorLaunchFailure);
     }
     if (run.check_races) check_words(run, r, address, bytes, flags, site);
+    // The owner's uninitialised-read check counts a peer's write.
+    if ((flags & kWrite) && peer.shared_written) {
+      std::memset(cluster.members[r]->shared_written + (address - peer.shared_low), 1, bytes);
+    }
     return true;
   }
   return false;
@@ -195,6 +240,73 @@ void cluster_own_shared_access(BlockRun& run, std::uintptr_t address, std::size_
                                unsigned flags, SiteRef site) {
   const CheckingAnAccess quiet;
   check_words(run, run.cluster_rank, address, bytes, flags, site);
+}
+
+namespace {
+
+// The rank's host thread blocks in a cluster barrier (true) or is back.
+void set_stalled(ClusterRun& cluster, unsigned rank, bool stalled) {
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);
+    cluster.stalled[rank] = stalled;
+  }
+  cluster.mail.notify_all();
+}
+
+bool waits_on_mbarrier(const BlockRun& run) {
+  for (unsigned t = 0; t < run.thread_count; ++t) {
+    if (run.extra[t].waiting == Waiting::mbarrier) return true;
+  }
+  return false;
+}
+
+// Every other block of the cluster has ended or is blocked (under
+// mailbox_mutex): no arrival can come.
+bool no_peer_can_arrive(const ClusterRun& cluster, unsigned me) {
+  for (unsigned r = 0; r < cluster.members.size(); ++r) {
+    if (r != me && !cluster.finished[r].load(std::memory_order_acquire) && !cluster.stalled[r]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void deliver_peer_arrivals(BlockRun& run) {
+  ClusterRun& cluster = *run.cluster;
+  const unsigned me = run.cluster_rank;
+  std::unique_lock lock(cluster.mailbox_mutex);
+  bool looked_stuck = false;
+  for (;;) {
+    if (!cluster.mailboxes[me].empty()) {
+      std::vector<ClusterRun::PeerArrival> posted;
+      posted.swap(cluster.mailboxes[me]);
+      lock.unlock();
+      // On this block's host thread: the phases they complete wake its threads.
+      for (const ClusterRun::PeerArrival& a : posted) {
+        ::cudalab::emu::mbarrier_arrive(reinterpret_cast<std::uint64_t*>(a.barrier), 1, 0, false,
+                                        a.site);
+      }
+      if (!run.ready.empty()) return;
+      lock.lock();
+      looked_stuck = false;
+      continue;
+    }
+    if (!waits_on_mbarrier(run)) return;
+    if (no_peer_can_arrive(cluster, me)) {
+      // A blocked peer may be on its way out of a cluster barrier: the block
+      // is stuck (report_deadlock names the mbarrier) only if that stays so.
+      if (looked_stuck) return;
+      looked_stuck = true;
+    } else {
+      looked_stuck = false;
+    }
+    cluster.stalled[me] = true;
+    cluster.mail.notify_all();
+    cluster.mail.wait_for(lock, std::chrono::milliseconds(20));
+    cluster.stalled[me] = false;
+  }
 }
 
 // ---- what kernel code calls (cudalab/emu/cooperative_groups_cluster.hpp) ----------
@@ -211,14 +323,93 @@ void cluster_sync(const std::source_location& site) {
       cluster && run->barrier_arrived + 1 == run->thread_count) {
     // As grid.sync(): the block's last thread waits for the other blocks.
     std::string why;
-    if (!cluster->barrier.arrive_and_wait(&run->race_phase, &why)) {
+    set_stalled(*cluster, run->cluster_rank, true);
+    const bool passed = cluster->barrier.arrive_and_wait(&run->race_phase, &why);
+    set_stalled(*cluster, run->cluster_rank, false);
+    if (!passed) {
       const CheckingAnAccess quiet;
       run->report(ReportKind::divergent_barrier, current_thread->linear,
                   "cluster.sync() at " + format_site(site) + ": " + why, &site,
                   cudaErrorLaunchFailure);
       run->abort_block();
     }
-    ++cluster->intervals[run->cluster_rank];
+    cluster->intervals[run->cluster_rank] += 2;
+  }
+  run->barrier(0, site);
+}
+
+namespace {
+
+[[noreturn]] void report_split_misuse(BlockRun& run, const std::string& message,
+                                      const std::source_location& site) {
+  const CheckingAnAccess quiet;
+  run.report(ReportKind::divergent_barrier, current_thread->linear, message, &site,
+             cudaErrorLaunchFailure);
+  run.abort_block();
+}
+
+}  // namespace
+
+void cluster_barrier_arrive(const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run || !run->cluster) return;  // a cluster of one: barrier_wait() is the barrier
+  ClusterRun& cluster = *run->cluster;
+  ClusterRun::SplitArrival& split = cluster.split[run->cluster_rank];
+  if (split.thread_arrived.empty()) split.thread_arrived.resize(run->thread_count);
+  const unsigned me = current_thread->linear;
+  if (split.thread_arrived[me]) {
+    report_split_misuse(*run,
+                        "cluster barrier_arrive() at " + format_site(site) +
+                            " by a thread that already arrived and has not called "
+                            "barrier_wait() since: each arrival must be followed by a wait",
+                        site);
+  }
+  split.thread_arrived[me] = true;
+  if (++split.arrived == run->thread_count) {
+    split.token = cluster.barrier.arrive();
+    split.block_arrived = true;
+  }
+}
+
+void cluster_barrier_wait(const std::source_location& site) {
+  BlockRun* run = current_thread->run;
+  if (!run) return;
+  ClusterRun* cluster = run->cluster;
+  if (!cluster) {
+    run->barrier(0, site);
+    return;
+  }
+  ClusterRun::SplitArrival& split = cluster->split[run->cluster_rank];
+  const unsigned me = current_thread->linear;
+  if (split.thread_arrived.empty() || !split.thread_arrived[me]) {
+    report_split_misuse(
+        *run,
+        "cluster barrier_wait() at " + format_site(site) +
+            " by a thread that has not called barrier_arrive(): the barrier completes only "
+            "once every thread of the cluster has arrived, this one included, so on the GPU "
+            "the cluster would wait forever (a hang). Call barrier_arrive() first",
+        site);
+  }
+  split.thread_arrived[me] = false;
+  if (run->barrier_arrived + 1 == run->thread_count) {
+    std::string why;
+    bool passed = split.block_arrived;
+    if (passed) {
+      set_stalled(*cluster, run->cluster_rank, true);
+      passed = cluster->barrier.wait(split.token, &run->race_phase, &why);
+      set_stalled(*cluster, run->cluster_rank, false);
+    }
+    if (!passed) {
+      if (!split.block_arrived) why = "not every thread of the block called barrier_arrive()";
+      const CheckingAnAccess quiet;
+      run->report(ReportKind::divergent_barrier, me,
+                  "cluster barrier_wait() at " + format_site(site) + ": " + why, &site,
+                  cudaErrorLaunchFailure);
+      run->abort_block();
+    }
+    split.arrived = 0;
+    split.block_arrived = false;
+    cluster->intervals[run->cluster_rank] += 2;
   }
   run->barrier(0, site);
 }
@@ -279,3 +470,36 @@ unsigned query_shared_rank(const void* pointer) noexcept {
 }
 
 }  // namespace cudalab::emu::detail
+
+namespace cudalab::emu {
+
+void mbarrier_arrive_cluster(std::uint64_t* barrier, unsigned rank,
+                             const std::source_location& site) {
+  using namespace detail;
+  BlockRun* run = current_thread->run;
+  if (!run) throw std::logic_error("an mbarrier used outside a kernel");
+  // mapa: the rank and the address are checked as map_shared_rank's.
+  auto* peer_barrier = static_cast<std::uint64_t*>(map_shared_rank(barrier, rank, site));
+  if (!run->cluster || rank == run->cluster_rank) {
+    mbarrier_arrive(peer_barrier, 1, 0, false, site);
+    return;
+  }
+  ClusterRun& cluster = *run->cluster;
+  if (cluster.finished[rank].load(std::memory_order_acquire)) {
+    const CheckingAnAccess quiet;
+    report_and_stop(*run, ReportKind::use_after_free,
+                    reinterpret_cast<std::uintptr_t>(peer_barrier), 8, kWrite,
+                    "mbarrier arrive on the barrier of " + block_name(*cluster.members[rank]) +
+                        ", whose threads have all exited: a block must not exit while peers "
+                        "still signal its barriers",
+                    SiteRef(site), cudaErrorLaunchFailure);
+  }
+  cluster.ordered_by_mbarriers.store(true, std::memory_order_relaxed);
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);
+    cluster.mailboxes[rank].push_back({reinterpret_cast<std::uintptr_t>(peer_barrier), site});
+  }
+  cluster.mail.notify_all();
+}
+
+}  // namespace cudalab::emu

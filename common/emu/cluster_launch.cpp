@@ -2,6 +2,7 @@
 // (cudalab/emu/cluster_launch.hpp lists the refusals).
 #include "cudalab/emu/cluster_launch.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -10,6 +11,15 @@ namespace cudalab::emu::detail {
 namespace {
 
 thread_local dim3 launch_cluster{1, 1, 1};
+
+// Kernels with __cluster_dims__; `any_compiled_clusters` keeps the lookup
+// off the path of every other launch.
+std::mutex compiled_mutex;
+std::atomic<bool> any_compiled_clusters{false};
+std::unordered_map<const void*, dim3>& compiled_shapes() {
+  static std::unordered_map<const void*, dim3> kernels;
+  return kernels;
+}
 
 std::mutex non_portable_mutex;
 std::unordered_map<const void*, bool>& non_portable_allowed() {
@@ -24,6 +34,20 @@ ClusterLaunch::ClusterLaunch(dim3 cluster) noexcept : saved_(launch_cluster) {
 }
 ClusterLaunch::~ClusterLaunch() { launch_cluster = saved_; }
 dim3 ClusterLaunch::dims() noexcept { return launch_cluster; }
+
+bool register_compiled_cluster_dims(const void* kernel, dim3 cluster) {
+  std::lock_guard lock(compiled_mutex);
+  compiled_shapes()[kernel] = cluster;
+  any_compiled_clusters.store(true, std::memory_order_release);
+  return true;
+}
+
+dim3 compiled_cluster_dims(const void* kernel) noexcept {
+  if (!any_compiled_clusters.load(std::memory_order_acquire)) return dim3{1, 1, 1};
+  std::lock_guard lock(compiled_mutex);
+  const auto found = compiled_shapes().find(kernel);
+  return found == compiled_shapes().end() ? dim3{1, 1, 1} : found->second;
+}
 
 cudaError_t set_non_portable_cluster_size_allowed(const void* kernel, int value) noexcept {
   if (!kernel || value < 0 || value > 1) return set_last_error(cudaErrorInvalidValue);

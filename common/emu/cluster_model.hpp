@@ -5,9 +5,12 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <latch>
 #include <memory>
+#include <mutex>
+#include <source_location>
 #include <vector>
 
 #include "engine.hpp"
@@ -44,6 +47,9 @@ struct ClusterRun {
         finished(blocks),
         intervals(blocks),
         shadows(blocks),
+        split(blocks),
+        mailboxes(blocks),
+        stalled(blocks),
         all_finished(blocks) {}
 
   GridBarrier barrier;  // cluster.sync()
@@ -53,10 +59,39 @@ struct ClusterRun {
   std::vector<BlockRun*> members;
   std::vector<std::atomic<bool>> started;
   std::vector<std::atomic<bool>> finished;
-  // Per rank: the cluster.sync() calls its block has passed (its threads'
-  // interval), and the shadow of its shared memory (with race checks on).
+  // Per rank: twice the cluster barriers its block has passed (its threads'
+  // interval, +1 for a thread between barrier_arrive() and barrier_wait()),
+  // and the shadow of its shared memory (with race checks on).
   std::vector<std::uint32_t> intervals;
   std::vector<ClusterShadow> shadows;
+  // Per rank, the split barrier: which of its threads arrived and have not
+  // waited yet, how many, and the token of the block's arrival.
+  struct SplitArrival {
+    std::vector<bool> thread_arrived;
+    unsigned arrived = 0;
+    bool block_arrived = false;
+    std::uint64_t token = 0;
+  };
+  std::vector<SplitArrival> split;
+  // Per rank: arrivals that peer blocks made on the block's mbarriers
+  // (mbarrier.arrive.shared::cluster). A peer runs on another host thread
+  // and may not touch the block's scheduler, so it posts the arrival here;
+  // the owner's host thread delivers it when its threads can do nothing
+  // else (deliver_peer_arrivals), and blocks for one while a thread waits on
+  // an mbarrier. `stalled`: the rank's host thread is blocked, in a cluster
+  // barrier or for a peer's arrival. All under mailbox_mutex; a post, a
+  // stall's end and a block's end notify `mail`.
+  struct PeerArrival {
+    std::uintptr_t barrier;
+    std::source_location site;
+  };
+  std::mutex mailbox_mutex;
+  std::condition_variable mail;
+  std::vector<std::vector<PeerArrival>> mailboxes;
+  std::vector<bool> stalled;
+  // From the first peer arrival on, the DSMEM race check is off: the
+  // ordering a peer's mbarrier gives is not in its intervals.
+  std::atomic<bool> ordered_by_mbarriers{false};
   // A finished block keeps its host thread (and so its arena) until the
   // whole cluster is done: a peer reading it late is reported, not a crash.
   std::latch all_finished;
@@ -71,6 +106,10 @@ void cluster_block_started(BlockRun& run) noexcept;
 // block's shared memory (hooks.cpp's slow path): checked and true if it is.
 bool cluster_shared_access(BlockRun& run, std::uintptr_t address, std::size_t bytes, unsigned flags,
                            SiteRef site);
+// next_fiber_otherwise's hook (engine.cpp) when none of the block's threads
+// can run: delivers peers' mbarrier arrivals, and waits for one while a
+// thread waits on an mbarrier and a peer may still arrive.
+void deliver_peer_arrivals(BlockRun& run);
 // The race check of a block's access to its own shared memory in a cluster
 // launch (hooks.cpp's shared path, with race checks on): peers may have
 // touched the word in this cluster.sync() interval.

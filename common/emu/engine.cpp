@@ -193,6 +193,9 @@ Fiber* BlockRun::next_fiber_otherwise() {
     if (coalescing_lanes != 0) resolve_coalescing();
     // The latest moment async copies may land: their phases release waiters (mbarrier.cpp).
     if (ready.empty() && async_copies_in_flight != 0) land_async_copies_when_idle(*this);
+    // Peer blocks' arrivals on this block's mbarriers (cluster.cpp).
+    if (ready.empty() && cluster) [[unlikely]]
+      deliver_peer_arrivals(*this);
   }
   if (!ready.empty()) return ready.pop();
   if (next_unstarted < thread_count) {

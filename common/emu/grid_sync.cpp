@@ -20,20 +20,24 @@ namespace cudalab::emu::detail {
 
 std::uint64_t next_launch_id();  // engine.cpp
 
-bool GridBarrier::arrive_and_wait(std::uint64_t* phase, std::string* why) {
-  std::unique_lock lock(mutex_);
-  if (finished_ > 0) broken_ = true;  // that block will never arrive
+std::uint64_t GridBarrier::arrive() {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t excused = generation_excused_ == generation_ ? finished_arrived_ : 0;
+  if (finished_ > excused) broken_ = true;  // that block will never arrive
+  const std::uint64_t mine = generation_;
   if (!broken_ && ++arrived_ == blocks_) {
     arrived_ = 0;
     ++generation_;
     phase_ = next_launch_id();  // unique among launches and phases
-    *phase = phase_;
     wake_.notify_all();
-    return true;
   }
-  const std::uint64_t mine = generation_;
-  wake_.wait(lock, [&] { return broken_ || generation_ != mine; });
-  if (generation_ != mine) {
+  return mine;
+}
+
+bool GridBarrier::wait(std::uint64_t token, std::uint64_t* phase, std::string* why) {
+  std::unique_lock lock(mutex_);
+  wake_.wait(lock, [&] { return broken_ || generation_ != token; });
+  if (generation_ != token) {
     *phase = phase_;
     return true;
   }
@@ -45,7 +49,8 @@ bool GridBarrier::arrive_and_wait(std::uint64_t* phase, std::string* why) {
   return false;
 }
 
-void GridBarrier::block_finished(std::uint64_t block_linear, unsigned grid_x, unsigned grid_y) {
+void GridBarrier::block_finished(std::uint64_t block_linear, unsigned grid_x, unsigned grid_y,
+                                 bool arrived) {
   std::lock_guard lock(mutex_);
   const CheckingAnAccess quiet;
   if (finished_++ == 0) {
@@ -54,7 +59,11 @@ void GridBarrier::block_finished(std::uint64_t block_linear, unsigned grid_x, un
       << block_linear / (std::uint64_t{grid_x} * grid_y) << ")";
     first_finished_ = b.str();
   }
-  if (arrived_ > 0) {
+  if (arrived) {
+    if (generation_excused_ != generation_) finished_arrived_ = 0;
+    generation_excused_ = generation_;
+    ++finished_arrived_;
+  } else if (arrived_ > 0) {
     broken_ = true;
     wake_.notify_all();
   }

@@ -26,9 +26,18 @@ class GridBarrier {
   // sets `phase` to the tag of the phase that starts. Returns false, with
   // `why` saying so, when the barrier can never complete: a block ended
   // without arriving (on the GPU the grid would hang).
-  bool arrive_and_wait(std::uint64_t* phase, std::string* why);
-  // A block ended (all its threads exited, or it was stopped by a report).
-  void block_finished(std::uint64_t block_linear, unsigned grid_x, unsigned grid_y);
+  bool arrive_and_wait(std::uint64_t* phase, std::string* why) {
+    return wait(arrive(), phase, why);
+  }
+  // The two halves, for a cluster's barrier_arrive() and barrier_wait():
+  // arrive() does not block and returns the token that wait() waits with.
+  std::uint64_t arrive();
+  bool wait(std::uint64_t token, std::uint64_t* phase, std::string* why);
+  // A block ended (all its threads exited, or it was stopped by a report);
+  // `arrived`: its arrival in the current phase is in (an arrive() without
+  // wait()), so that phase can still complete.
+  void block_finished(std::uint64_t block_linear, unsigned grid_x, unsigned grid_y,
+                      bool arrived = false);
 
  private:
   std::mutex mutex_;
@@ -36,6 +45,8 @@ class GridBarrier {
   const std::uint64_t blocks_;
   std::uint64_t arrived_ = 0;
   std::uint64_t finished_ = 0;
+  std::uint64_t finished_arrived_ = 0;  // of those, arrived in generation_excused_
+  std::uint64_t generation_excused_ = 0;
   std::uint64_t generation_ = 0;
   std::uint64_t phase_;
   const char* name_;

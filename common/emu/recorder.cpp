@@ -239,6 +239,19 @@ void run_launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_by
   request.device = device_of_stream(stream);  // the stream's device runs it
   request.cooperative = CooperativeLaunch::active();
   request.cluster = ClusterLaunch::dims();
+  if (const dim3 c = request.cluster; c.x * c.y * c.z == 1) {
+    // No cluster attribute: the kernel's __cluster_dims__, if it has one.
+    const dim3 compiled = compiled_cluster_dims(kernel);
+    if (compiled.x * compiled.y * compiled.z != 1) {
+      cudaError_t refused = request.cooperative ? cudaErrorNotSupported
+                                                : check_cluster_launch(kernel, grid, compiled);
+      if (refused != cudaSuccess) {
+        set_last_error(refused);
+        return;
+      }
+      request.cluster = compiled;
+    }
+  }
   // A device that failed an assert runs nothing until cudaDeviceReset.
   if (cudaError_t sticky = sticky_error(request.device); sticky != cudaSuccess) {
     set_last_error(sticky);

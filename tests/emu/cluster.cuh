@@ -4,12 +4,16 @@
 
 #include <cooperative_groups.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "cluster.hpp"
 #include "cudalab/check.hpp"
+#include "cudalab/cluster_ptx.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/kernel.hpp"
+#include "cudalab/mbarrier.hpp"
+#include "cudalab/setmaxnreg.hpp"
 
 namespace cg = cooperative_groups;
 
@@ -88,6 +92,111 @@ __global__ void cluster_info_kernel(BlockView* out) {
 
 __global__ void empty_kernel() {}
 
+// Clusters from the kernel's own attribute, launched with <<<...>>>: each
+// block swaps its values with its pair's through distributed shared memory.
+__global__ void __cluster_dims__(2, 1, 1) pair_swap_kernel(const int* in, int* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ int values[];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  values[threadIdx.x] = in[i];
+  cluster.sync();
+  out[i] = cluster.map_shared_rank(values, static_cast<int>(cluster.block_rank() ^ 1))[threadIdx.x];
+  cluster.sync();
+}
+
+// The same from a template whose parameter gives the cluster's width.
+template <unsigned Width>
+__global__ void __cluster_dims__(Width, 1, 1) shape_kernel(unsigned* out) {
+  cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) out[blockIdx.x] = cluster.num_blocks() * 100 + cluster.block_rank();
+}
+
+// Split barrier: each block publishes its values, arrives, does work of its
+// own that touches no peer's memory, then waits and reads its right
+// neighbour's values (the last block wraps to rank 0).
+__global__ void split_barrier_kernel(const int* in, int* out, int* own) {
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ int values[];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  values[threadIdx.x] = in[i];
+  cluster.barrier_arrive();
+  own[i] = in[i] * 3 + 1;  // independent of the peers
+  cluster.barrier_wait();
+  const unsigned next = (cluster.block_rank() + 1) % cluster.num_blocks();
+  out[i] = cluster.map_shared_rank(values, static_cast<int>(next))[threadIdx.x];
+  cluster.sync();
+}
+
+// The PTX-level view: special registers, the split barrier.cluster and a
+// word read from the next rank's shared memory through mapa.
+__global__ void registers_kernel(RegisterView* out) {
+  __shared__ unsigned word;
+  if (threadIdx.x == 0) word = cudalab::cluster_ctarank() * 10 + 7;
+  cudalab::cluster_arrive();
+  cudalab::cluster_wait();
+  if (threadIdx.x == 0) {
+    RegisterView v;
+    v.ctarank = cudalab::cluster_ctarank();
+    v.nctarank = cudalab::cluster_nctarank();
+    v.ctaid = cudalab::cluster_ctaid();
+    v.nctaid = cudalab::cluster_nctaid();
+    v.clusterid = cudalab::cluster_id();
+    v.nclusterid = cudalab::cluster_nclusterid();
+    v.next_word = *cudalab::cluster_map_shared(&word, (v.ctarank + 1) % v.nctarank);
+    out[blockIdx.x + (blockIdx.y + blockIdx.z * gridDim.y) * gridDim.x] = v;
+  }
+  cudalab::cluster_arrive_relaxed();  // no block exits while a peer reads its word
+  cudalab::cluster_wait();
+}
+
+// Warp specialisation: warpgroup 0 loads the block's tile with few
+// registers, warpgroups 1 and 2 compute with many (the register split of
+// CUTLASS's Hopper kernels: 128 * 40 + 256 * 232 <= 65536).
+__global__ void __launch_bounds__(384, 1) warp_specialised_kernel(const int* in, int* out) {
+  __shared__ int tile[256];
+  const unsigned warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    cudalab::setmaxnreg_dec<40>();
+    for (unsigned j = threadIdx.x; j < 256; j += 128) tile[j] = in[blockIdx.x * 256 + j];
+  } else {
+    cudalab::setmaxnreg_inc<232>();
+  }
+  __syncthreads();
+  if (warpgroup > 0) {
+    const unsigned j = threadIdx.x - 128;
+    out[blockIdx.x * 256 + j] = tile[j] * 2 + 1;
+  }
+}
+
+// A two-block pipeline through peers' mbarriers: rank 1 writes each round
+// into rank 0's shared slot and arrives on rank 0's `full`; rank 0 doubles
+// the values and arrives on rank 1's `empty`, which frees the slot.
+__global__ void peer_mbarrier_kernel(const int* in, int* out, int rounds) {
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ int slot[64];
+  __shared__ std::uint64_t full, empty;
+  if (threadIdx.x == 0) {
+    cudalab::mbarrier_init(&full, blockDim.x);
+    cudalab::mbarrier_init(&empty, blockDim.x);
+    cudalab::fence_mbarrier_init();
+  }
+  cluster.sync();  // both blocks' barriers are initialised
+  int* consumer_slot = cluster.map_shared_rank(slot, 0);
+  for (int r = 0; r < rounds; ++r) {
+    const unsigned parity = static_cast<unsigned>(r) & 1u;
+    if (cluster.block_rank() == 1) {
+      if (r > 0) cudalab::mbarrier_wait_parity_cluster(&empty, parity ^ 1u);
+      consumer_slot[threadIdx.x] = in[r * blockDim.x + threadIdx.x];
+      cudalab::mbarrier_arrive_cluster(&full, 0);
+    } else {
+      cudalab::mbarrier_wait_parity_cluster(&full, parity);
+      out[r * blockDim.x + threadIdx.x] = slot[threadIdx.x] * 2;
+      cudalab::mbarrier_arrive_cluster(&empty, 1);
+    }
+  }
+  cluster.sync();  // no block exits while the other may still signal it
+}
+
 }  // namespace device
 
 // Positional: on the emulator gridDim and blockDim are macros (the kernel's
@@ -153,8 +262,80 @@ inline cudaError_t launch_error(dim3 grid, dim3 cluster, bool non_portable) {
   return error;
 }
 
+inline std::vector<int> pair_swap(const std::vector<int>& in, unsigned grid, unsigned block,
+                                  cudaError_t* launch) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  device::pair_swap_kernel<<<grid, block, block * sizeof(int)>>>(d_in.data(), d_out.data());
+  *launch = cudaGetLastError();
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline std::vector<unsigned> template_shapes(unsigned grid, cudaError_t* launch) {
+  cudalab::DeviceBuffer<unsigned> d_out(2 * grid);
+  device::shape_kernel<4><<<grid, 32>>>(d_out.data());
+  *launch = cudaGetLastError();
+  if (*launch != cudaSuccess) return {};
+  device::shape_kernel<1><<<grid, 32>>>(d_out.data() + grid);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline SplitResult split_barrier(const std::vector<int>& in, unsigned cluster, unsigned block,
+                                 cudaError_t* launch) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  cudalab::DeviceBuffer<int> d_own(in.size());
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config =
+      cluster_config(dim3(static_cast<unsigned>(in.size()) / block), dim3(block),
+                     block * sizeof(int), dim3(cluster), &attribute);
+  *launch = cudaLaunchKernelEx(&config, device::split_barrier_kernel, d_in.data(), d_out.data(),
+                               d_own.data());
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return {d_out.copy_to_host(), d_own.copy_to_host()};
+}
+
+inline std::vector<RegisterView> registers(dim3 grid, dim3 cluster, cudaError_t* launch) {
+  cudalab::DeviceBuffer<RegisterView> d_out(grid.x * grid.y * grid.z);
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(grid, dim3(64), 0, cluster, &attribute);
+  *launch = cudaLaunchKernelEx(&config, device::registers_kernel, d_out.data());
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline std::vector<int> warp_specialised(const std::vector<int>& in) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  device::warp_specialised_kernel<<<static_cast<unsigned>(in.size() / 256), 384>>>(d_in.data(),
+                                                                                   d_out.data());
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+inline std::vector<int> peer_mbarrier(const std::vector<int>& in, int rounds, cudaError_t* launch) {
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(in.size());
+  cudaLaunchAttribute attribute;
+  const cudaLaunchConfig_t config = cluster_config(dim3(2), dim3(64), 0, dim3(2), &attribute);
+  *launch =
+      cudaLaunchKernelEx(&config, device::peer_mbarrier_kernel, d_in.data(), d_out.data(), rounds);
+  if (*launch != cudaSuccess) return {};
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
 inline const Kernels& kernels() {
-  static const Kernels table{&cluster_sums, &halo, &views, &launch_error};
+  static const Kernels table{
+      &cluster_sums,    &halo,          &views,     &launch_error,     &pair_swap,
+      &template_shapes, &split_barrier, &registers, &warp_specialised, &peer_mbarrier};
   return table;
 }
 

@@ -21,6 +21,18 @@ struct BlockView {
   unsigned query_own, query_peer;  // query_shared_rank of its own and of rank 0's shared word
 };
 
+// What one block read of PTX's cluster special registers
+// (registers_kernel), and the word of the next rank it read through mapa.
+struct RegisterView {
+  unsigned ctarank, nctarank;
+  uint3 ctaid, nctaid, clusterid, nclusterid;
+  unsigned next_word;  // next rank * 10 + 7
+};
+
+struct SplitResult {
+  std::vector<int> neighbours, own;
+};
+
 struct Kernels {
   // One sum per cluster of in (blocks of `block` threads, grid `grid`,
   // clusters `cluster`): each block sums its part into shared memory, rank 0
@@ -37,6 +49,26 @@ struct Kernels {
   // What cudaLaunchKernelEx returns for a grid of `grid` in clusters of
   // `cluster`, with or without cudaFuncAttributeNonPortableClusterSizeAllowed.
   cudaError_t (*launch_error)(dim3 grid, dim3 cluster, bool non_portable);
+  // A kernel declared __cluster_dims__(2, 1, 1) launched <<<grid, block>>>:
+  // out[i] is in[] at the same thread of the pair's other block.
+  std::vector<int> (*pair_swap)(const std::vector<int>& in, unsigned grid, unsigned block,
+                                cudaError_t* launch);
+  // shape_kernel<4> then shape_kernel<1> (template kernels with
+  // __cluster_dims__(Width, 1, 1)) on `grid` blocks: per block
+  // num_blocks * 100 + block_rank, the two launches one after the other.
+  std::vector<unsigned> (*template_shapes)(unsigned grid, cudaError_t* launch);
+  // barrier_arrive(), work of the block's own, barrier_wait(), then each
+  // block reads its next neighbour's values in the cluster (wrapping).
+  SplitResult (*split_barrier)(const std::vector<int>& in, unsigned cluster, unsigned block,
+                               cudaError_t* launch);
+  // Per block of `grid` launched in clusters of `cluster`.
+  std::vector<RegisterView> (*registers)(dim3 grid, dim3 cluster, cudaError_t* launch);
+  // out = in * 2 + 1 by a warp-specialised kernel (setmaxnreg) on blocks of
+  // 384 threads, 256 values each; in.size() a multiple of 256.
+  std::vector<int> (*warp_specialised)(const std::vector<int>& in);
+  // out = in * 2 through a pipeline of two blocks of 64 threads that signal
+  // each other's mbarriers, `rounds` rounds of 64 values.
+  std::vector<int> (*peer_mbarrier)(const std::vector<int>& in, int rounds, cudaError_t* launch);
 };
 
 const Kernels& emulator_kernels();
@@ -49,6 +81,13 @@ struct PlantedReports {
   std::string exited_kind, exited_message;
   std::string rank_kind, rank_message;
   cudaError_t rank_error = cudaSuccess;
+  std::string wait_kind, wait_message;              // barrier_wait() without barrier_arrive()
+  std::string split_race_kind;                      // a peer's word written between arrive and wait
+  std::string setmaxnreg_kind, setmaxnreg_message;  // in a block of 96 threads
+  // A peer's mbarrier at a rank outside the cluster, and at the wrong rank
+  // (the arriving block's own): the reports' kinds, all of them in order.
+  std::vector<std::string> outside_rank_kinds, own_rank_kinds;
+  std::string own_rank_hang_message;  // the `mbarrier` report of the waiting block
 };
 PlantedReports emulator_planted_reports();
 

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,94 @@ TEST_P(Cluster, LaunchesTheGpuRefusesAreRefusedWithItsErrors) {
   EXPECT_EQ(k().launch_error(dim3(8), dim3(8), false), cudaSuccess);
 }
 
+TEST_P(Cluster, ClusterDimsOnTheKernelMakeAPlainLaunchRunAsClusters) {
+  const unsigned block = 45, grid = 6;
+  const std::vector<int> in = random_ints(std::size_t{block} * grid);
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<int> got = k().pair_swap(in, grid, block, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  std::vector<int> want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[(i / block ^ 1) * block + i % block];
+  EXPECT_EQ(got, want);
+  // A grid the attribute's cluster does not divide is refused at launch.
+  (void)k().pair_swap(random_ints(std::size_t{block} * 3), 3, block, &launch);
+  EXPECT_EQ(launch, cudaErrorInvalidClusterSize) << cudaGetErrorName(launch);
+}
+
+TEST_P(Cluster, ClusterDimsOnATemplateKernelFollowTheTemplateArgument) {
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<unsigned> got = k().template_shapes(8, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  const std::vector<unsigned> want{400, 401, 402, 403, 400, 401, 402, 403,
+                                   100, 100, 100, 100, 100, 100, 100, 100};
+  EXPECT_EQ(got, want);
+}
+
+TEST_P(Cluster, SplitBarrierLetsBlocksWorkBetweenArriveAndWait) {
+  for (const unsigned cluster : {2u, 4u}) {
+    const unsigned block = 70;
+    const std::vector<int> in = random_ints(std::size_t{block} * cluster * 2);
+    cudaError_t launch = cudaErrorUnknown;
+    const SplitResult got = k().split_barrier(in, cluster, block, &launch);
+    ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+    std::vector<int> neighbours(in.size()), own(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const std::size_t b = i / block, first = b / cluster * cluster;
+      neighbours[i] = in[(first + (b - first + 1) % cluster) * block + i % block];
+      own[i] = in[i] * 3 + 1;
+    }
+    EXPECT_EQ(got.neighbours, neighbours) << "clusters of " << cluster;
+    EXPECT_EQ(got.own, own) << "clusters of " << cluster;
+  }
+}
+
+TEST_P(Cluster, PtxSpecialRegistersBarrierAndMapaAgreeWithTheLaunch) {
+  const dim3 grid(4, 6, 2), shape(2, 3, 1);
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<RegisterView> got = k().registers(grid, shape, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  ASSERT_EQ(got.size(), std::size_t{grid.x} * grid.y * grid.z);
+  for (unsigned z = 0; z < grid.z; ++z) {
+    for (unsigned y = 0; y < grid.y; ++y) {
+      for (unsigned x = 0; x < grid.x; ++x) {
+        const RegisterView& v = got[x + (y + z * grid.y) * grid.x];
+        const unsigned rank = x % shape.x + y % shape.y * shape.x;
+        SCOPED_TRACE("block (" + std::to_string(x) + "," + std::to_string(y) + "," +
+                     std::to_string(z) + ")");
+        EXPECT_EQ(v.ctarank, rank);
+        EXPECT_EQ(v.nctarank, 6u);
+        EXPECT_EQ(std::vector<unsigned>({v.ctaid.x, v.ctaid.y, v.ctaid.z}),
+                  std::vector<unsigned>({x % shape.x, y % shape.y, 0}));
+        EXPECT_EQ(std::vector<unsigned>({v.nctaid.x, v.nctaid.y, v.nctaid.z}),
+                  std::vector<unsigned>({shape.x, shape.y, 1}));
+        EXPECT_EQ(std::vector<unsigned>({v.clusterid.x, v.clusterid.y, v.clusterid.z}),
+                  std::vector<unsigned>({x / shape.x, y / shape.y, z}));
+        EXPECT_EQ(std::vector<unsigned>({v.nclusterid.x, v.nclusterid.y, v.nclusterid.z}),
+                  std::vector<unsigned>({grid.x / shape.x, grid.y / shape.y, grid.z}));
+        EXPECT_EQ(v.next_word, (rank + 1) % 6 * 10 + 7);
+      }
+    }
+  }
+}
+
+TEST_P(Cluster, WarpSpecialisedKernelWithSetmaxnregComputesItsTiles) {
+  const std::vector<int> in = random_ints(256 * 5);
+  std::vector<int> want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[i] * 2 + 1;
+  EXPECT_EQ(k().warp_specialised(in), want);
+}
+
+TEST_P(Cluster, BlocksSignalEachOthersMbarriersInAPipeline) {
+  const int rounds = 9;
+  const std::vector<int> in = random_ints(64 * rounds);
+  cudaError_t launch = cudaErrorUnknown;
+  const std::vector<int> got = k().peer_mbarrier(in, rounds, &launch);
+  ASSERT_EQ(launch, cudaSuccess) << cudaGetErrorName(launch);
+  std::vector<int> want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[i] * 2;
+  EXPECT_EQ(got, want);
+}
+
 TEST(ClusterEmu, PlantedBugsAreReported) {
   const PlantedReports r = emulator_planted_reports();
   EXPECT_EQ(r.race_kind, "inter_block_race");
@@ -131,6 +220,21 @@ TEST(ClusterEmu, PlantedBugsAreReported) {
             std::string::npos)
       << r.rank_message;
   EXPECT_EQ(r.rank_error, cudaErrorIllegalAddress);
+  EXPECT_EQ(r.wait_kind, "divergent_barrier");
+  EXPECT_NE(r.wait_message.find("has not called barrier_arrive()"), std::string::npos)
+      << r.wait_message;
+  EXPECT_NE(r.wait_message.find("wait forever"), std::string::npos) << r.wait_message;
+  EXPECT_EQ(r.split_race_kind, "inter_block_race");
+  EXPECT_EQ(r.setmaxnreg_kind, "warp_collective");
+  EXPECT_NE(r.setmaxnreg_message.find("in a block of 96 threads"), std::string::npos)
+      << r.setmaxnreg_message;
+  ASSERT_FALSE(r.outside_rank_kinds.empty());
+  EXPECT_EQ(r.outside_rank_kinds.front(), "out_of_bounds");
+  // Rank 0 waits for an arrival that went to rank 1's own barrier: a hang.
+  EXPECT_NE(std::find(r.own_rank_kinds.begin(), r.own_rank_kinds.end(), "mbarrier"),
+            r.own_rank_kinds.end())
+      << ::testing::PrintToString(r.own_rank_kinds);
+  EXPECT_NE(r.own_rank_hang_message.find("mbarrier"), std::string::npos) << r.own_rank_hang_message;
 }
 
 }  // namespace

@@ -388,5 +388,46 @@ class ConstantAndDevice(RewriteCase):
                 emu_rewrite.rewrite(source, "/src/k.cuh")
 
 
+class ClusterDims(RewriteCase):
+    REGISTERED = "static_cast<void>(&::cudalab::emu::detail::compiled_cluster_dims_registered"
+
+    def assertRewrites(self, source, expected):
+        """Spaces aside: removing the attribute leaves the blanks around it."""
+        def spaces(text):
+            return "\n".join(" ".join(line.split()) for line in text.split("\n"))
+        self.assertEqual(spaces(self.rewrite(source)), spaces(expected))
+
+    def test_kernel_registers_its_shape_in_its_body(self):
+        self.assertRewrites(
+            "__global__ void __cluster_dims__(2, 1, 1) k(int* p) {\n  p[0] = 1;\n}\n",
+            f"__global__ void  k(int* p) {{ {self.REGISTERED}<&k, (2), (1), (1)>);\n"
+            "  p[0] = 1;\n}\n")
+
+    def test_missing_dimensions_are_one_and_the_attribute_may_come_first(self):
+        self.assertRewrites(
+            "__cluster_dims__(4) __global__ void k() {}\n",
+            f" __global__ void k() {{ {self.REGISTERED}<&k, (4), (1), (1)>);}}\n")
+
+    def test_template_kernel_names_its_parameters_and_a_declaration_loses_the_attribute(self):
+        self.assertRewrites(
+            "template <class T, int N = 2, class... Ts>\n"
+            "__global__ void __cluster_dims__(N,\n 2) k(T* p, Ts... xs);\n"
+            "template <class T, int N, class... Ts>\n"
+            "__global__ void __cluster_dims__(N, 2) k(T* p, Ts... xs) {}\n",
+            "template <class T, int N = 2, class... Ts>\n"
+            "__global__ void  \n k(T* p, Ts... xs);\n"
+            "template <class T, int N, class... Ts>\n"
+            f"__global__ void  k(T* p, Ts... xs) {{ {self.REGISTERED}<&k<T, N, Ts...>, (N), (2), "
+            "(1)>);}\n")
+
+    def test_what_it_cannot_rewrite_is_an_error(self):
+        for source in ("__global__ void __cluster_dims__() k() {}\n",
+                       "__global__ void __cluster_dims__(1, 2, 3, 4) k() {}\n",
+                       "template <class>\n__global__ void __cluster_dims__(2) k() {}\n",
+                       "int __cluster_dims__(2) x = 1;\n"):
+            with self.assertRaises(emu_rewrite.RewriteError):
+                emu_rewrite.rewrite(source, "/src/k.cuh")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -9,6 +9,13 @@
 //   a cluster dimension of 0                              cudaErrorInvalidValue
 // Other attributes (priority, access policy, ...) change nothing the
 // emulator models and are accepted.
+//
+// A kernel declared with __cluster_dims__(x, y, z) runs as clusters of that
+// shape when launched with <<<...>>> or cudaLaunchKernelEx without a cluster
+// attribute (with one, the attribute's shape is used; CUDA requires the two
+// to agree, which is not checked), refused as above when
+// the grid does not divide. tools/emu_rewrite.py turns the qualifier into a
+// use of compiled_cluster_dims_registered in the kernel's body.
 #pragma once
 
 #include <driver_types.h>
@@ -49,6 +56,15 @@ cudaError_t set_non_portable_cluster_size_allowed(const void* kernel, int value)
 // What a launch with this cluster shape is refused for, once its grid and
 // block are valid; cudaSuccess if nothing.
 cudaError_t check_cluster_launch(const void* kernel, dim3 grid, dim3 cluster) noexcept;
+
+// A kernel's __cluster_dims__: recorded before main by the initialiser of
+// compiled_cluster_dims_registered, looked up by every launch; (1,1,1) for
+// a kernel without one.
+bool register_compiled_cluster_dims(const void* kernel, dim3 cluster);
+dim3 compiled_cluster_dims(const void* kernel) noexcept;
+template <auto Kernel, unsigned X, unsigned Y, unsigned Z>
+inline const bool compiled_cluster_dims_registered =
+    register_compiled_cluster_dims(reinterpret_cast<const void*>(Kernel), dim3(X, Y, Z));
 
 }  // namespace detail
 

@@ -7,9 +7,10 @@
 //
 //   sync()                         every thread of every block of the cluster
 //   barrier_arrive(), barrier_wait()
-//                                  modelled as a no-op and sync(): stricter
-//                                  than the GPU (accesses between the two are
-//                                  not checked against the peers')
+//                                  sync() split in two: arrive does not block,
+//                                  wait needs the thread's arrival and waits
+//                                  for every block's (and, stricter than the
+//                                  GPU, for its own block's threads to wait)
 //   block_rank(), num_blocks(), dim_blocks(), block_index()
 //   num_threads(), thread_rank(), dim_threads()
 //   map_shared_rank(p, rank)       the same __shared__ address in block `rank`
@@ -28,6 +29,8 @@ namespace cudalab::emu::detail {
 // The launch's cluster shape; (1,1,1) outside a cluster launch (cluster.cpp).
 dim3 cluster_dims() noexcept;
 void cluster_sync(const std::source_location& site);
+void cluster_barrier_arrive(const std::source_location& site);
+void cluster_barrier_wait(const std::source_location& site);
 // `pointer`'s offset in the shared memory it points into, in block `rank`'s
 // shared memory; a rank outside the cluster, or a pointer into no block's
 // shared memory, is a report that stops the block.
@@ -44,9 +47,11 @@ class cluster_group {
   static void sync(std::source_location site = std::source_location::current()) {
     ::cudalab::emu::detail::cluster_sync(site);
   }
-  static void barrier_arrive() {}
+  static void barrier_arrive(std::source_location site = std::source_location::current()) {
+    ::cudalab::emu::detail::cluster_barrier_arrive(site);
+  }
   static void barrier_wait(std::source_location site = std::source_location::current()) {
-    ::cudalab::emu::detail::cluster_sync(site);
+    ::cudalab::emu::detail::cluster_barrier_wait(site);
   }
   static dim3 dim_blocks() { return ::cudalab::emu::detail::cluster_dims(); }
   static unsigned int num_blocks() {

@@ -35,6 +35,11 @@ void mbarrier_complete_tx(std::uint64_t* barrier, std::uint32_t bytes,
 std::uint64_t mbarrier_arrive(std::uint64_t* barrier, std::ptrdiff_t arrivals,
                               std::uint32_t expect_tx_bytes, bool drop,
                               const std::source_location& site);
+// mbarrier.arrive.release.cluster.shared::cluster on the barrier at the
+// same shared offset as `barrier` in block `rank` of the caller's cluster
+// (mapa, then a remote arrive; common/emu/cluster.cpp).
+void mbarrier_arrive_cluster(std::uint64_t* barrier, unsigned rank,
+                             const std::source_location& site);
 // try_wait.parity and test_wait.parity: true once the phase of parity
 // `parity` has completed. The emulator parks the thread until it has (a
 // true answer is always allowed), or reports a hang if it never can.

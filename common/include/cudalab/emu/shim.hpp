@@ -117,12 +117,11 @@ using namespace ::cudalab::emu::device_api;
 // becomes an attribute g++ rejects.
 #undef __launch_bounds__
 #define __launch_bounds__(...)
-// A kernel's compiled-in cluster shape is not modelled: the emulator learns
-// a launch's clusters from cudaLaunchKernelEx's attribute only, so the
-// qualifier is a compile error that says so.
+// A kernel's compiled-in cluster shape: tools/emu_rewrite.py turns the
+// qualifier into a registration (cudalab/emu/cluster_launch.hpp), so it
+// reaches this macro only in a file the rewrite did not see.
 #undef __cluster_dims__
-#define __cluster_dims__(...) \
-  cudalab_emulator_has_no___cluster_dims___launch_with_cudaLaunchKernelEx_and_cudaLaunchAttributeClusterDimension
+#define __cluster_dims__(...) cudalab_emulator_needs_cudalab_emu_rewrite_for___cluster_dims__
 
 // ---- runtime API --------------------------------------------------------------------
 // Each name of the table runtime_api.def (declared in runtime.hpp) is mapped
