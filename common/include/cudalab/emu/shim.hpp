@@ -116,6 +116,10 @@ using namespace ::cudalab::emu::device_api;
 // becomes an attribute g++ rejects.
 #undef __launch_bounds__
 #define __launch_bounds__(...)
+// A kernel parameter whose address the kernel may take (a CUtensorMap for
+// TMA): the emulator's parameters are ordinary objects, addressable anyway.
+#undef __grid_constant__
+#define __grid_constant__
 
 // ---- runtime API --------------------------------------------------------------------
 // Each name of the table runtime_api.def (declared in runtime.hpp) is mapped
