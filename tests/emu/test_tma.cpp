@@ -260,6 +260,14 @@ TEST(TmaEmu, ALoadOfAnotherRankThanTheMapIsReported) {
       << r.reports;
 }
 
+TEST(TmaEmu, TheDriverEntryPointsGiveTheEncoderAsCudaCodeAsksForIt) {
+  const EntryPoints e = emulator_entry_points();
+  EXPECT_TRUE(e.encode_found);
+  EXPECT_EQ(e.encode_result, CUDA_SUCCESS);
+  EXPECT_TRUE(e.other_is_null_and_not_found);
+  EXPECT_TRUE(e.old_version_not_sufficient);
+}
+
 // The encoder's checks, each naming the argument (through make_tensor_map,
 // whose CudaError carries the emulator's reason).
 std::string encode_error(const Tensor& t, const void* base) {

@@ -81,4 +81,13 @@ PlantedReport emulator_report(Planted bug);
 // CudaError naming the bad argument).
 CUtensorMap emulator_encode(const Tensor& t, const void* base);
 
+// What the emulator's cudaGetDriverEntryPoint[ByVersion] answer.
+struct EntryPoints {
+  bool encode_found = false;                    // "cuTensorMapEncodeTiled" found ...
+  CUresult encode_result = CUDA_ERROR_UNKNOWN;  // ... and encodes a valid 2-D map
+  bool other_is_null_and_not_found = false;     // "cuMemAlloc": the emulator has none
+  bool old_version_not_sufficient = false;      // cuTensorMapEncodeTiled asked of CUDA 11.8
+};
+EntryPoints emulator_entry_points();
+
 }  // namespace tma_tests
