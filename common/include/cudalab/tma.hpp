@@ -75,25 +75,27 @@ inline CUtensorMap make_tensor_map(
   const auto encode = reinterpret_cast<Encode>(entry);
   const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   const auto rank = static_cast<cuuint32_t>(dims.size());
+  const bool shapes_agree = rank == box.size() && rank == strides.size() + 1 && rank <= 5;
   // Encoded in a local of its own: the driver wants a 64-byte aligned map,
   // and the caller's slot for the returned one (a discarded temporary) need
   // not be, with GCC.
   CUtensorMap encoded{};
-  const CUresult status =
-      rank == box.size() && rank == strides.size() + 1 && rank <= 5
-          ? encode(&encoded, type, rank, const_cast<void*>(base), dims.begin(), strides.begin(),
-                   box.begin(), element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                   CU_TENSOR_MAP_L2_PROMOTION_NONE, fill)
-          : CUDA_ERROR_INVALID_VALUE;
+  const CUresult status = shapes_agree ? encode(&encoded, type, rank, const_cast<void*>(base),
+                                                dims.begin(), strides.begin(), box.begin(),
+                                                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                                swizzle, CU_TENSOR_MAP_L2_PROMOTION_NONE, fill)
+                                       : CUDA_ERROR_INVALID_VALUE;
   if (status != CUDA_SUCCESS) {
-    std::string why = "dims, strides and box: rank 1 to 5 with rank - 1 strides";
-#if !defined(__CUDACC__)
-    if (!emu::last_tensor_map_error().empty()) why = emu::last_tensor_map_error();
+#if defined(__CUDACC__)
+    const std::string refused =
+        "the driver refused the arguments (cuTensorMapEncodeTiled's documented requirements)";
 #else
-    if (rank == box.size() && rank == strides.size() + 1) why = "invalid tensor map arguments";
+    const std::string refused = emu::last_tensor_map_error();
 #endif
-    throw CudaError(ErrorSite{"CUDA driver", static_cast<int>(status), "CUDA_ERROR_INVALID_VALUE",
-                              why, "cuTensorMapEncodeTiled", __FILE__, __LINE__});
+    throw CudaError(ErrorSite{
+        "CUDA driver", static_cast<int>(status), "CUDA_ERROR_INVALID_VALUE",
+        shapes_agree ? refused : "dims and box need 1 to 5 entries each, strides one fewer",
+        "cuTensorMapEncodeTiled", __FILE__, __LINE__});
   }
   CUtensorMap map = encoded;
   return map;
