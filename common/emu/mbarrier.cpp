@@ -20,6 +20,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "block_run.hpp"
@@ -148,7 +149,7 @@ std::uint64_t land_where(BlockRun& run, BlockAsyncState& s, Keep keep) {
       if (it->counts_tx) tx_bytes += it->bytes;
       --run.async_copies_in_flight;
     } else {
-      *out++ = *it;
+      *out++ = std::move(*it);
     }
   }
   s.copies.erase(out, s.copies.end());
