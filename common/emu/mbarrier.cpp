@@ -16,9 +16,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "block_run.hpp"
@@ -53,6 +55,8 @@ struct InFlightCopy {
   unsigned thread = 0;
   std::uint64_t stage = 0;
   std::source_location site;
+  // A bulk tensor copy's box, gathered when issued: `source` points into it.
+  std::shared_ptr<const std::vector<std::byte>> staged;
 };
 
 struct PipelineStages {
@@ -145,7 +149,7 @@ std::uint64_t land_where(BlockRun& run, BlockAsyncState& s, Keep keep) {
       if (it->counts_tx) tx_bytes += it->bytes;
       --run.async_copies_in_flight;
     } else {
-      *out++ = *it;
+      *out++ = std::move(*it);
     }
   }
   s.copies.erase(out, s.copies.end());
@@ -244,6 +248,18 @@ void observe_copy(const void* destination, const void* source, std::size_t bytes
 }
 
 }  // namespace
+
+void staged_copy_on_barrier(BlockRun& run, void* destination,
+                            std::shared_ptr<const std::vector<std::byte>> bytes,
+                            std::uint64_t* barrier, const std::source_location& site) {
+  BlockAsyncState& s = state_of(run);
+  const int i = barrier_index(run, s, barrier, "cp.async.bulk.tensor", site);
+  const void* source = bytes->data();
+  const std::size_t size = bytes->size();
+  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, size, i, true,
+                      current_thread->linear, 0, site, std::move(bytes)});
+  ++run.async_copies_in_flight;
+}
 
 void land_async_copies_when_idle(BlockRun& run) {
   const CheckingAnAccess scope;
@@ -498,7 +514,7 @@ void async_copy_on_barrier(void* destination, const void* source, std::size_t by
                           site);
   detail::observe_copy(destination, source, bytes, pc);
   s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, bytes, i, counts_tx,
-                      current_thread->linear, 0, site});
+                      current_thread->linear, 0, site, nullptr});
   ++run.async_copies_in_flight;
 }
 
@@ -512,7 +528,7 @@ void pipeline_copy(void* destination, const void* source, std::size_t bytes, std
   detail::observe_copy(destination, source, bytes, pc);
   const unsigned me = current_thread->linear;
   s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, bytes, -1, false, me,
-                      s.pipelines[me].committed, site});
+                      s.pipelines[me].committed, site, nullptr});
   ++run.async_copies_in_flight;
 }
 

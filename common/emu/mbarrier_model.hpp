@@ -6,6 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <source_location>
+#include <vector>
 
 #include "block_run.hpp"
 
@@ -21,6 +24,14 @@ void land_async_copies_when_idle(BlockRun& run);
 // its arrivals and transaction bytes, and who waits. False if no thread waits
 // on one (the stall is a __syncthreads or warp one).
 bool report_stuck_mbarrier(BlockRun& run);
+
+// A bulk tensor copy (tma_copies.cpp) whose box `bytes` were gathered when
+// issued: they land at `destination` late, as a bulk copy's do, completing
+// their size in transaction bytes on `barrier`'s current phase. The caller
+// has checked and traced the accesses.
+void staged_copy_on_barrier(BlockRun& run, void* destination,
+                            std::shared_ptr<const std::vector<std::byte>> bytes,
+                            std::uint64_t* barrier, const std::source_location& site);
 
 // An access by a thread to shared bytes that an async copy has not completed
 // yet: an intra_block_race report naming the copy and its barrier's phase.

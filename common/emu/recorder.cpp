@@ -420,6 +420,8 @@ const char* to_string(ReportKind kind) {
       return "device_assert";
     case ReportKind::mbarrier:
       return "mbarrier";
+    case ReportKind::tensor_map:
+      return "tensor_map";
   }
   return "unknown";
 }

@@ -101,6 +101,8 @@ enum class ReportKind {
   device_assert,          // assert() failed in a kernel (cudaErrorAssert, sticky until reset)
   mbarrier,               // an mbarrier phase that can never complete (a hang on a GPU), or
                           // an mbarrier used wrongly (before init, more arrivals than its count)
+  tensor_map,             // a bulk tensor copy (TMA) with a tensor map cuTensorMapEncodeTiled did
+                          // not make, of another rank, or with its box outside shared memory
 };
 const char* to_string(ReportKind kind);
 

@@ -122,6 +122,10 @@ using namespace ::cudalab::emu::device_api;
 // reaches this macro only in a file the rewrite did not see.
 #undef __cluster_dims__
 #define __cluster_dims__(...) cudalab_emulator_needs_cudalab_emu_rewrite_for___cluster_dims__
+// A kernel parameter whose address the kernel may take (a CUtensorMap for
+// TMA): the emulator's parameters are ordinary objects, addressable anyway.
+#undef __grid_constant__
+#define __grid_constant__
 
 // ---- runtime API --------------------------------------------------------------------
 // Each name of the table runtime_api.def (declared in runtime.hpp) is mapped

@@ -1,0 +1,228 @@
+// The bulk tensor copies of the emulator's TMA (cudalab/emu/tma.hpp): a load
+// gathers the box from global memory when issued (out-of-bounds elements
+// filled), places it in shared memory as the swizzle mode says
+// (cudalab/tma_swizzle.hpp) and lands it late on its mbarrier, as
+// cp.async.bulk does (mbarrier.cpp); a store scatters the box back, skipping
+// out-of-bounds elements. Both are checked and traced as the issuing
+// thread's accesses: a load reads only the global bytes inside the tensor,
+// a row of the box at a time.
+#include <array>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "block_run.hpp"
+#include "cudalab/emu/tma.hpp"
+#include "cudalab/tma_swizzle.hpp"
+#include "mbarrier_model.hpp"
+#include "tensor_map_model.hpp"
+
+namespace cudalab::emu::detail {
+namespace {
+
+// PTX: a tile-mode bulk tensor copy's shared-memory box is 128-byte aligned.
+constexpr std::uintptr_t kSharedBoxAlignment = 128;
+
+[[noreturn]] void fail(BlockRun& run, ReportKind kind, const std::string& what,
+                       const std::source_location& site) {
+  run.report(kind, current_thread->linear, what, &site, cudaErrorLaunchFailure);
+  run.abort_block();
+}
+
+BlockRun& current_run() {
+  BlockRun* run = current_thread->run;
+  if (!run) throw std::logic_error("a bulk tensor copy used outside a kernel");
+  return *run;
+}
+
+TensorMapDescription description_of(BlockRun& run, const CUtensorMap* map, int rank,
+                                    const char* operation, const std::source_location& site) {
+  TensorMapDescription d{};
+  std::memcpy(&d, map, sizeof d);
+  std::ostringstream what;
+  if (d.magic != kTensorMapMagic) {
+    what << operation << " with the CUtensorMap at " << hex(reinterpret_cast<std::uintptr_t>(map))
+         << ", which cuTensorMapEncodeTiled did not make (uninitialised or overwritten): encode "
+            "it on the host and pass it as a `const __grid_constant__ CUtensorMap` parameter";
+    fail(run, ReportKind::tensor_map, what.str(), site);
+  }
+  if (d.rank != rank) {
+    what << operation << " of a " << rank << "-D box with a tensor map of rank " << int{d.rank}
+         << ": the instruction's dimension must be the map's";
+    fail(run, ReportKind::tensor_map, what.str(), site);
+  }
+  return d;
+}
+
+// The box's elements along each dimension (ceil(boxDim / elementStride)).
+struct BoxShape {
+  std::array<std::uint32_t, kMaxTensorRank> count{};
+  std::size_t bytes = 0;
+};
+
+BoxShape shape_of(const TensorMapDescription& d) {
+  BoxShape s;
+  std::size_t elements = 1;
+  for (int i = 0; i < d.rank; ++i) {
+    s.count[i] = (d.box[i] + d.element_strides[i] - 1u) / d.element_strides[i];
+    elements *= s.count[i];
+  }
+  s.bytes = elements * d.element_bytes;
+  return s;
+}
+
+void check_shared_box(BlockRun& run, std::uintptr_t box, std::size_t bytes, const char* operation,
+                      const std::source_location& site) {
+  std::ostringstream what;
+  if (box - run.shared_low >= run.shared_bytes || box - run.shared_low + bytes > run.shared_bytes) {
+    what << operation << " of a " << bytes << "-byte box at " << hex(box)
+         << ", which is not inside the block's shared memory";
+    fail(run, ReportKind::tensor_map, what.str(), site);
+  }
+  if ((box - run.shared_low) % kSharedBoxAlignment != 0) {
+    what << operation << " with its shared-memory box at " << hex(box) << " (shared offset "
+         << box - run.shared_low << "), which is not 128-byte aligned as the box must be "
+         << "(__align__(128), or __align__(1024) for the 128-byte swizzle to start its pattern "
+            "at the box)";
+    fail(run, ReportKind::misaligned_address, what.str(), site);
+  }
+}
+
+// Calls visit(global element address or 0 when out of bounds, byte offset of
+// the element in the box before swizzling, dimension-0 index) for every
+// element of the box at `coordinates`, dimension 0 fastest.
+template <class Visit>
+void for_each_element(const TensorMapDescription& d, const BoxShape& shape, const int* coordinates,
+                      Visit visit) {
+  std::array<std::uint32_t, kMaxTensorRank> index{};
+  std::size_t offset = 0;
+  while (true) {
+    bool inside = true;
+    std::uint64_t address = d.global_address;
+    for (int i = 0; i < d.rank; ++i) {
+      const std::int64_t c =
+          std::int64_t{coordinates[i]} + std::int64_t{index[i]} * d.element_strides[i];
+      if (c < 0 || static_cast<std::uint64_t>(c) >= d.dims[i]) inside = false;
+      address += static_cast<std::uint64_t>(c) * d.strides[i];
+    }
+    visit(inside ? address : 0, offset, index[0]);
+    offset += d.element_bytes;
+    int i = 0;
+    while (i < d.rank && ++index[i] == shape.count[i]) index[i++] = 0;
+    if (i == d.rank) return;
+  }
+}
+
+// Traces `bytes` at `address` as the issuing thread's, in aligned pieces of
+// at most 16 bytes (the GPU's widest access).
+void observe(std::uintptr_t address, std::size_t bytes, unsigned flags, const void* pc) {
+  const std::uintptr_t end = address + bytes;
+  while (address < end) {
+    std::size_t piece = 16;
+    while (piece > 1 && ((address & (piece - 1)) || address + piece > end)) piece /= 2;
+    observe_access(reinterpret_cast<const void*>(address), piece, flags, pc);
+    address += piece;
+  }
+}
+
+// An out-of-bounds element of a load: zero, or a quiet NaN of the element's
+// type with CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA.
+void fill(const TensorMapDescription& d, std::byte* element) {
+  std::memset(element, 0, d.element_bytes);
+  if (!d.fill_nan) return;
+  if (d.data_type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16) {
+    const std::uint16_t nan = 0x7e00;
+    std::memcpy(element, &nan, 2);
+  } else if (d.data_type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16) {
+    const std::uint16_t nan = 0x7fc0;
+    std::memcpy(element, &nan, 2);
+  } else if (d.element_bytes == 4) {
+    const std::uint32_t nan = 0x7fc00000;
+    std::memcpy(element, &nan, 4);
+  } else {
+    const std::uint64_t nan = 0x7ff8000000000000;
+    std::memcpy(element, &nan, 8);
+  }
+}
+
+// Where the element at `offset` of the box goes, from the box's start.
+std::size_t swizzled(const BlockRun& run, std::uintptr_t box, std::size_t offset, unsigned span) {
+  const auto shared = static_cast<std::uint32_t>(box - run.shared_low);
+  return tma_swizzled_address(shared + static_cast<std::uint32_t>(offset), span) - shared;
+}
+
+}  // namespace
+}  // namespace cudalab::emu::detail
+
+namespace cudalab::emu {
+
+using namespace detail;
+
+void tensor_load(void* destination, const CUtensorMap* map, int rank, const int* coordinates,
+                 std::uint64_t* barrier, const void* pc, const std::source_location& site) {
+  const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
+  BlockRun& run = detail::current_run();
+  const char* operation = "cp.async.bulk.tensor (load)";
+  const TensorMapDescription d = description_of(run, map, rank, operation, site);
+  const BoxShape shape = shape_of(d);
+  const auto box = reinterpret_cast<std::uintptr_t>(destination);
+  check_shared_box(run, box, shape.bytes, operation, site);
+  auto staged = std::make_shared<std::vector<std::byte>>(shape.bytes);
+  const bool checking = checking_an_access;
+  checking_an_access = false;                 // these accesses are the kernel's
+  std::uintptr_t run_start = 0, run_end = 0;  // global bytes of the row read so far
+  for_each_element(
+      d, shape, coordinates, [&](std::uint64_t address, std::size_t offset, std::uint32_t column) {
+        const std::size_t to = swizzled(run, box, offset, d.swizzle_span);
+        if (to + d.element_bytes > shape.bytes) {
+          checking_an_access = checking;
+          fail(run, ReportKind::tensor_map,
+               std::string(operation) +
+                   ": a swizzled box whose rows are narrower than the swizzle span "
+                   "and whose bytes end inside a span is not modelled",
+               site);
+        }
+        std::byte* element = staged->data() + to;
+        if (address == 0) {
+          fill(d, element);
+        } else {
+          std::memcpy(element, reinterpret_cast<const void*>(address), d.element_bytes);
+        }
+        // One traced read per row of the box inside the tensor.
+        if (column == 0 || address != run_end) {
+          if (run_end != run_start) observe(run_start, run_end - run_start, kRead, pc);
+          run_start = run_end = address;
+        }
+        if (address != 0) run_end += d.element_bytes;
+      });
+  if (run_end != run_start) observe(run_start, run_end - run_start, kRead, pc);
+  observe(box, shape.bytes, kWrite, pc);
+  checking_an_access = checking;
+  staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+}
+
+void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, const void* source,
+                  const void* pc, const std::source_location& site) {
+  const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
+  BlockRun& run = detail::current_run();
+  const char* operation = "cp.async.bulk.tensor (store)";
+  const TensorMapDescription d = description_of(run, map, rank, operation, site);
+  const BoxShape shape = shape_of(d);
+  const auto box = reinterpret_cast<std::uintptr_t>(source);
+  check_shared_box(run, box, shape.bytes, operation, site);
+  const bool checking = checking_an_access;
+  checking_an_access = false;  // these accesses are the kernel's
+  for_each_element(d, shape, coordinates,
+                   [&](std::uint64_t address, std::size_t offset, std::uint32_t) {
+                     if (address == 0) return;  // outside the tensor: not written
+                     const std::uintptr_t from = box + swizzled(run, box, offset, d.swizzle_span);
+                     observe(from, d.element_bytes, kRead, pc);
+                     observe(address, d.element_bytes, kWrite, pc);
+                     std::memcpy(reinterpret_cast<void*>(address),
+                                 reinterpret_cast<const void*>(from), d.element_bytes);
+                   });
+  checking_an_access = checking;
+}
+
+}  // namespace cudalab::emu

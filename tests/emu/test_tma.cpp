@@ -1,0 +1,314 @@
+// TMA: the same kernels on the emulator (Emu/...) and on the GPU (Gpu/...,
+// skipped without an sm_90 GPU) give the same bytes. The layout tests
+// compare the raw shared box with the one computed on the host by
+// cudalab::tma_swizzled_address, the function the emulator places bytes
+// with; on the emulator the planted bugs are reported in words.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "both_backends.hpp"
+#include "cudalab/cuda_error.hpp"
+#include "cudalab/tma_swizzle.hpp"
+#include "tma.hpp"
+
+namespace tma_tests {
+namespace {
+
+using emu_tests::OnBothBackends;
+class Tma : public OnBothBackends<Kernels, emulator_kernels, gpu_kernels, gpu_unavailable_reason> {
+};
+EMU_TESTS_ON_BOTH_BACKENDS(Tma);
+
+// Dense rows, each padded to a multiple of 16 bytes as TMA's strides must be.
+Tensor tensor(CUtensorMapDataType type, unsigned element_bytes, std::vector<std::uint64_t> dims,
+              std::vector<std::uint32_t> box,
+              CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE) {
+  Tensor t;
+  t.type = type;
+  t.element_bytes = element_bytes;
+  t.dims = std::move(dims);
+  t.box = std::move(box);
+  t.swizzle = swizzle;
+  std::uint64_t stride = (t.dims[0] * element_bytes + 15) / 16 * 16;
+  for (std::size_t i = 1; i < t.dims.size(); ++i) {
+    t.strides.push_back(stride);
+    stride *= t.dims[i];
+  }
+  return t;
+}
+
+std::size_t element_offset(const Tensor& t, const std::vector<std::uint64_t>& c) {
+  std::size_t offset = c[0] * t.element_bytes;
+  for (std::size_t i = 1; i < c.size(); ++i) offset += c[i] * t.strides[i - 1];
+  return offset;
+}
+
+// Calls visit(coordinates) for every element of t, dimension 0 fastest.
+template <class Visit>
+void for_each_index(const std::vector<std::uint64_t>& extent, Visit visit) {
+  std::vector<std::uint64_t> c(extent.size(), 0);
+  while (true) {
+    visit(c);
+    std::size_t i = 0;
+    while (i < c.size() && ++c[i] == extent[i]) c[i++] = 0;
+    if (i == c.size()) return;
+  }
+}
+
+// Every element holds its own linear index (as a float for FLOAT32, as raw
+// bits otherwise); padding bytes are 0xee.
+std::vector<std::uint8_t> numbered(const Tensor& t) {
+  std::vector<std::uint8_t> data(t.bytes(), 0xee);
+  std::uint32_t index = 0;
+  for_each_index(t.dims, [&](const std::vector<std::uint64_t>& c) {
+    std::uint8_t* to = data.data() + element_offset(t, c);
+    if (t.type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
+      const auto value = static_cast<float>(index);
+      std::memcpy(to, &value, 4);
+    } else {
+      std::memcpy(to, &index, t.element_bytes);
+    }
+    ++index;
+  });
+  return data;
+}
+
+// The box TMA leaves in shared memory (its start 1024-byte aligned).
+std::vector<std::uint8_t> expected_box(const Tensor& t, const std::vector<std::uint8_t>& data,
+                                       const Coordinates& at) {
+  std::vector<std::uint8_t> box(t.box_bytes(), 0);
+  const unsigned span = t.swizzle == CU_TENSOR_MAP_SWIZZLE_32B    ? 32
+                        : t.swizzle == CU_TENSOR_MAP_SWIZZLE_64B  ? 64
+                        : t.swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128
+                                                                  : 0;
+  std::uint32_t offset = 0;
+  const std::vector<std::uint64_t> extent(t.box.begin(), t.box.end());
+  for_each_index(extent, [&](const std::vector<std::uint64_t>& i) {
+    std::vector<std::uint64_t> c(i.size());
+    bool inside = true;
+    for (std::size_t d = 0; d < i.size(); ++d) {
+      const std::int64_t v = at.c[d] + static_cast<std::int64_t>(i[d]);
+      inside = inside && v >= 0 && static_cast<std::uint64_t>(v) < t.dims[d];
+      c[d] = static_cast<std::uint64_t>(v);
+    }
+    if (inside) {
+      std::memcpy(box.data() + cudalab::tma_swizzled_address(offset, span),
+                  data.data() + element_offset(t, c), t.element_bytes);
+    }
+    offset += t.element_bytes;
+  });
+  return box;
+}
+
+void expect_layout(const Kernels& k, const Tensor& t, const Coordinates& at) {
+  const std::vector<std::uint8_t> data = numbered(t);
+  EXPECT_EQ(k.dump_box(t, data, at), expected_box(t, data, at))
+      << "rank " << t.dims.size() << ", box[0] " << t.box[0] << ", swizzle "
+      << static_cast<int>(t.swizzle) << ", at " << at.c[0] << ", " << at.c[1] << ", " << at.c[2];
+}
+
+constexpr auto f32 = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+constexpr auto f16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+
+TEST_P(Tma, TwoDimensionalBoxesInEverySwizzleMode) {
+  // 37 x 53 elements (rows padded to 16 bytes); boxes whose rows span the
+  // whole swizzle span, inside the matrix and over its right and bottom edges.
+  struct Case {
+    CUtensorMapDataType type;
+    unsigned bytes;
+    std::uint32_t box_cols;
+    CUtensorMapSwizzle swizzle;
+  };
+  for (const Case c :
+       {Case{f32, 4, 32, CU_TENSOR_MAP_SWIZZLE_128B}, Case{f16, 2, 64, CU_TENSOR_MAP_SWIZZLE_128B},
+        Case{f32, 4, 16, CU_TENSOR_MAP_SWIZZLE_64B}, Case{f16, 2, 32, CU_TENSOR_MAP_SWIZZLE_64B},
+        Case{f32, 4, 8, CU_TENSOR_MAP_SWIZZLE_32B}, Case{f16, 2, 16, CU_TENSOR_MAP_SWIZZLE_32B},
+        Case{f32, 4, 12, CU_TENSOR_MAP_SWIZZLE_NONE}}) {
+    const Tensor t = tensor(c.type, c.bytes, {53, 37}, {c.box_cols, 16}, c.swizzle);
+    for (const Coordinates at :
+         {Coordinates{{0, 0}}, Coordinates{{5, 3}}, Coordinates{{40, 30}}, Coordinates{{-3, -5}}}) {
+      expect_layout(k(), t, at);
+    }
+  }
+}
+
+TEST_P(Tma, OneThreeAndFiveDimensionalBoxes) {
+  expect_layout(k(), tensor(f32, 4, {100}, {64}), Coordinates{{-8}});
+  expect_layout(k(), tensor(f32, 4, {100}, {64}), Coordinates{{60}});
+  expect_layout(k(), tensor(f32, 4, {20, 7, 5}, {8, 4, 3}, CU_TENSOR_MAP_SWIZZLE_32B),
+                Coordinates{{16, 5, 3}});
+  expect_layout(k(), tensor(f16, 2, {29, 7, 5}, {32, 4, 3}, CU_TENSOR_MAP_SWIZZLE_64B),
+                Coordinates{{0, 1, -1}});
+  expect_layout(k(), tensor(f32, 4, {8, 3, 3, 2, 3}, {4, 2, 2, 2, 2}),
+                Coordinates{{6, 2, 1, 1, 2}});
+  expect_layout(k(),
+                tensor(CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, {37, 3, 2, 2, 3}, {32, 2, 2, 1, 2},
+                       CU_TENSOR_MAP_SWIZZLE_32B),
+                Coordinates{{20, 1, 0, 1, 2}});
+}
+
+// Rows narrower than the span: 64-byte rows under the 128-byte swizzle, laid
+// out densely before swizzling (the emulator's reading of the documentation;
+// a failure on a GPU here says the rows are padded to the span instead).
+TEST_P(Tma, RowsNarrowerThanTheSwizzleSpan) {
+  expect_layout(k(), tensor(f32, 4, {53, 37}, {16, 16}, CU_TENSOR_MAP_SWIZZLE_128B),
+                Coordinates{{8, 4}});
+}
+
+TEST_P(Tma, OutOfBoundsElementsFillWithNanOnRequest) {
+  Tensor t = tensor(f32, 4, {20, 10}, {16, 8});
+  t.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+  const std::vector<std::uint8_t> data = numbered(t);
+  const std::vector<std::uint8_t> box = k().dump_box(t, data, Coordinates{{10, 5}});
+  for (std::uint32_t row = 0; row < 8; ++row) {
+    for (std::uint32_t col = 0; col < 16; ++col) {
+      float value;
+      std::memcpy(&value, box.data() + (row * 16 + col) * 4, 4);
+      const bool inside = 10 + col < 20 && 5 + row < 10;
+      if (inside) {
+        EXPECT_EQ(value, static_cast<float>((5 + row) * 20 + 10 + col)) << row << ", " << col;
+      } else {
+        EXPECT_TRUE(std::isnan(value)) << row << ", " << col << ": " << value;
+      }
+    }
+  }
+}
+
+std::vector<std::uint8_t> expected_update(const Tensor& t, const std::vector<std::uint8_t>& in) {
+  std::vector<std::uint8_t> out(in.size(), 0xff);
+  for_each_index(t.dims, [&](const std::vector<std::uint64_t>& c) {
+    const std::size_t at = element_offset(t, c);
+    if (t.type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
+      float v;
+      std::memcpy(&v, in.data() + at, 4);
+      v = 2.0f * v + 1.0f;
+      std::memcpy(out.data() + at, &v, 4);
+    } else {
+      std::memcpy(out.data() + at, in.data() + at, t.element_bytes);
+    }
+  });
+  return out;
+}
+
+TEST_P(Tma, TiledLoadUpdateStoreSkipsOutOfBoundsElements) {
+  // Prime shapes: the last tiles hang over the right and bottom edges, and
+  // the stores must leave the row padding (0xff) untouched.
+  for (const Tensor& t : {tensor(f32, 4, {53, 37}, {32, 8}, CU_TENSOR_MAP_SWIZZLE_128B),
+                          tensor(f32, 4, {29, 41}, {16, 16}, CU_TENSOR_MAP_SWIZZLE_64B),
+                          tensor(f16, 2, {131, 17}, {64, 4}, CU_TENSOR_MAP_SWIZZLE_128B),
+                          tensor(f16, 2, {67, 13}, {8, 8}, CU_TENSOR_MAP_SWIZZLE_NONE)}) {
+    const std::vector<std::uint8_t> in = numbered(t);
+    EXPECT_EQ(k().tiled_update(t, in), expected_update(t, in))
+        << t.dims[0] << " x " << t.dims[1] << ", box " << t.box[0] << " x " << t.box[1];
+  }
+}
+
+TEST(TmaEmu, TheLoadIsTracedAsTheIssuingThreadsGlobalReads) {
+  const PlantedReport r = emulator_report(Planted::none);
+  EXPECT_EQ(r.reports, "");
+  // 8 rows of 128 bytes: 4 sectors each, in 16-byte pieces.
+  EXPECT_EQ(r.load_sectors, 64u);
+  EXPECT_EQ(r.load_requests, 64u);
+}
+
+TEST(TmaEmu, AReadBeforeTheWaitIsARaceWithTheCopy) {
+  const PlantedReport r = emulator_report(Planted::read_before_wait);
+  EXPECT_NE(r.reports.find("intra_block_race: Read of 1 bytes of shared memory"), std::string::npos)
+      << r.reports;
+  EXPECT_NE(r.reports.find("bytes an async copy has not completed"), std::string::npos)
+      << r.reports;
+  EXPECT_NE(r.reports.find("tma.cuh:"), std::string::npos) << r.reports;
+}
+
+TEST(TmaEmu, ExpectTxBytesThatNeverComeAreAHangReportedInWords) {
+  const PlantedReport r = emulator_report(Planted::wrong_expect_tx);
+  EXPECT_TRUE(r.failed_launch);
+  EXPECT_NE(r.reports.find("expect_tx announced 1040 transaction bytes of which 1024 completed "
+                           "(16 never come)"),
+            std::string::npos)
+      << r.reports;
+  EXPECT_NE(r.reports.find("would hang"), std::string::npos) << r.reports;
+}
+
+TEST(TmaEmu, AMisalignedSharedBoxIsReported) {
+  const PlantedReport r = emulator_report(Planted::misaligned_box);
+  EXPECT_TRUE(r.failed_launch);
+  EXPECT_NE(r.reports.find("misaligned_address: cp.async.bulk.tensor (load) with its shared-memory "
+                           "box at"),
+            std::string::npos)
+      << r.reports;
+  EXPECT_NE(r.reports.find("not 128-byte aligned"), std::string::npos) << r.reports;
+}
+
+TEST(TmaEmu, AMapTheEncoderDidNotMakeIsReported) {
+  const PlantedReport r = emulator_report(Planted::garbage_map);
+  EXPECT_TRUE(r.failed_launch);
+  EXPECT_NE(r.reports.find("tensor_map: cp.async.bulk.tensor (load) with the CUtensorMap at"),
+            std::string::npos)
+      << r.reports;
+  EXPECT_NE(r.reports.find("which cuTensorMapEncodeTiled did not make"), std::string::npos)
+      << r.reports;
+}
+
+TEST(TmaEmu, ALoadOfAnotherRankThanTheMapIsReported) {
+  const PlantedReport r = emulator_report(Planted::wrong_rank);
+  EXPECT_TRUE(r.failed_launch);
+  EXPECT_NE(r.reports.find("of a 3-D box with a tensor map of rank 2"), std::string::npos)
+      << r.reports;
+}
+
+TEST(TmaEmu, TheDriverEntryPointsGiveTheEncoderAsCudaCodeAsksForIt) {
+  const EntryPoints e = emulator_entry_points();
+  EXPECT_TRUE(e.encode_found);
+  EXPECT_EQ(e.encode_result, CUDA_SUCCESS);
+  EXPECT_TRUE(e.other_is_null_and_not_found);
+  EXPECT_TRUE(e.old_version_not_sufficient);
+}
+
+// The encoder's checks, each naming the argument (through make_tensor_map,
+// whose CudaError carries the emulator's reason).
+std::string encode_error(const Tensor& t, const void* base) {
+  try {
+    (void)emulator_encode(t, base);
+  } catch (const cudalab::CudaError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TmaEmu, BadTensorMapArgumentsAreRefusedNamingTheArgument) {
+  alignas(16) static std::uint8_t memory[4096];
+  Tensor t = tensor(f32, 4, {53, 8}, {32, 8}, CU_TENSOR_MAP_SWIZZLE_128B);
+  EXPECT_EQ(encode_error(t, memory), "");
+  Tensor unpadded = t;
+  unpadded.strides = {53 * 4};
+  EXPECT_NE(
+      encode_error(unpadded, memory).find("globalStrides[0] = 212 bytes is not a multiple of 16"),
+      std::string::npos)
+      << encode_error(unpadded, memory);
+  Tensor wide = t;
+  wide.box = {64, 8};
+  EXPECT_NE(encode_error(wide, memory).find("256 bytes, more than the 128-byte swizzle span"),
+            std::string::npos)
+      << encode_error(wide, memory);
+  Tensor tall = t;
+  tall.box = {32, 300};
+  EXPECT_NE(encode_error(tall, memory).find("boxDim[1] = 300 is not 1 to 256"), std::string::npos)
+      << encode_error(tall, memory);
+  Tensor narrow = tensor(f16, 2, {53, 8}, {4, 8});
+  EXPECT_NE(encode_error(narrow, memory).find("8 bytes, not a multiple of 16"), std::string::npos)
+      << encode_error(narrow, memory);
+  EXPECT_NE(encode_error(t, memory + 8).find("is not 16-byte aligned"), std::string::npos)
+      << encode_error(t, memory + 8);
+  Tensor int_nan = tensor(CU_TENSOR_MAP_DATA_TYPE_INT32, 4, {53, 8}, {32, 8});
+  int_nan.fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+  EXPECT_NE(encode_error(int_nan, memory).find("needs a floating-point tensorDataType"),
+            std::string::npos)
+      << encode_error(int_nan, memory);
+}
+
+}  // namespace
+}  // namespace tma_tests
