@@ -11,6 +11,7 @@
 
 #include "both_backends.hpp"
 #include "cudalab/numerics.hpp"
+#include "cudalab/wgmma_layout.hpp"
 #include "wgmma.hpp"
 
 namespace wgmma_tests {
@@ -106,6 +107,73 @@ TEST_P(Wgmma, EveryLayoutAndAwkwardSizes) {
             << " x " << c.k << ", N " << c.tile_n;
       }
     }
+  }
+}
+
+TEST_P(Wgmma, SpecialOperandsMatchTheModelBitForBit) {
+  // One operand in 8 a special: +-0, +-infinity, NaN, the smallest
+  // subnormal, the largest finite value (products overflowing for bf16/TF32).
+  for (MmaFormat f : {MmaFormat::fp16, MmaFormat::bf16, MmaFormat::tf32}) {
+    const Gemm g{f, 128, 64, 64, 64, Layout::swizzle_64};
+    Operands o = random_operands(g, rng_);
+    const bool wide = f == MmaFormat::tf32;
+    const std::uint32_t infinity = f == MmaFormat::fp16   ? 0x7c00u
+                                   : f == MmaFormat::bf16 ? 0x7f80u
+                                                          : 0x7f800000u;
+    const std::uint32_t sign = wide ? 0x80000000u : 0x8000u, unit = wide ? 0x2000u : 1u;
+    const std::uint32_t specials[] = {0u,
+                                      sign,
+                                      infinity,
+                                      sign | infinity,
+                                      infinity | unit,
+                                      infinity | (infinity >> 1 & ~infinity),
+                                      unit,
+                                      infinity - unit,
+                                      sign | (infinity - unit)};
+    const std::vector<int> pick = rng_.uniform(o.a.size() + o.b_transposed.size(), 0, 71);
+    std::size_t next = 0;
+    for (std::vector<std::uint32_t>* operand : {&o.a, &o.b_transposed}) {
+      for (std::uint32_t& bits : *operand) {
+        const int p = pick[next++];
+        if (p < 9) bits = specials[p];
+      }
+    }
+    EXPECT_EQ(differences(k().gemm(g, o.a, o.b_transposed, Planted::none), model(g, o), g.n), "")
+        << name_of(f);
+  }
+}
+
+TEST_P(Wgmma, AccumulatorFragmentLayoutIsThePtxIsas) {
+  // D(row, column) = (row + 1) + 256 column, exact in fp16 operands and fp32:
+  // A(row, 0) = row + 1, A(row, 1) = 1; B(0, column) = 1, B(1, column) = 256 column.
+  namespace nx = cudalab::numerics;
+  for (int tile_n : {8, 64, 256}) {
+    const Gemm g{MmaFormat::fp16, 64, tile_n, 16, tile_n, Layout::core_matrices_k_first};
+    std::vector<std::uint32_t> a(64 * 16, 0), b(static_cast<std::size_t>(tile_n) * 16, 0);
+    for (int row = 0; row < 64; ++row) {
+      a[row * 16] = nx::fp32_to_fp16_bits(static_cast<float>(row + 1));
+      a[row * 16 + 1] = nx::fp32_to_fp16_bits(1.0f);
+    }
+    for (int column = 0; column < tile_n; ++column) {
+      b[column * 16] = nx::fp32_to_fp16_bits(1.0f);
+      b[column * 16 + 1] = nx::fp32_to_fp16_bits(256.0f * static_cast<float>(column));
+    }
+    const std::vector<float> registers = k().registers(g, a, b);
+    int wrong = 0;
+    for (int t = 0; t < 128; ++t) {
+      for (int i = 0; i < tile_n / 2; ++i) {
+        const auto value =
+            static_cast<int>(registers[static_cast<std::size_t>(t * (tile_n / 2) + i)]);
+        const nx::MatrixCoord want = cudalab::wgmma_accumulator_element(t, i);
+        const int row = value % 256 - 1, column = value / 256;
+        if ((row != want.row || column != want.col) && wrong++ < 4) {
+          ADD_FAILURE() << "N " << tile_n << ": thread " << t << " register " << i << " holds ("
+                        << row << ", " << column << "), wgmma_accumulator_element says ("
+                        << want.row << ", " << want.col << ")";
+        }
+      }
+    }
+    EXPECT_EQ(wrong, 0) << "N " << tile_n;
   }
 }
 

@@ -81,7 +81,8 @@ __device__ void mma_async(MmaFormat format, cudalab::WgmmaAccumulator<N>& d, std
 // descriptors say, then consumed by one mma_async per 32 bytes of K.
 template <int N>
 __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_transposed, float* c,
-                            int n, int k, MmaFormat format, Layout layout, Planted bug) {
+                            int n, int k, MmaFormat format, Layout layout, Planted bug,
+                            bool raw_registers) {
   extern __shared__ __align__(16) std::uint8_t shared[];
   const int element_bytes = format == MmaFormat::tf32 ? 4 : 2;
   const int width = stage_bytes(layout);
@@ -141,6 +142,10 @@ __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_trans
     __syncthreads();  // before the next stage overwrites the tiles
   }
   for (int i = 0; i < d.size; ++i) {
+    if (raw_registers) {  // one 64 x N tile: thread t's registers in a row of their own
+      c[t * d.size + i] = d[i];
+      continue;
+    }
     const cudalab::numerics::MatrixCoord at = cudalab::wgmma_accumulator_element(t, i);
     c[static_cast<std::size_t>(row0 + at.row) * n + column0 + at.col] = d[i];
   }
@@ -150,35 +155,36 @@ __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_trans
 
 template <int N>
 void launch_gemm(const Gemm& g, const std::uint32_t* a, const std::uint32_t* b, float* c,
-                 Planted bug) {
+                 Planted bug, bool raw_registers = false) {
   const std::size_t shared =
       1024 + static_cast<std::size_t>((64 + N) * device::stage_bytes(g.layout));
-  device::gemm_kernel<N>
-      <<<dim3(g.m / 64, g.n / N), 128, shared>>>(a, b, c, g.n, g.k, g.format, g.layout, bug);
+  device::gemm_kernel<N><<<dim3(g.m / 64, g.n / N), 128, shared>>>(a, b, c, g.n, g.k, g.format,
+                                                                   g.layout, bug, raw_registers);
 }
 
-inline std::vector<float> gemm(const Gemm& g, const std::vector<std::uint32_t>& a,
-                               const std::vector<std::uint32_t>& b_transposed, Planted bug) {
+inline std::vector<float> run(const Gemm& g, const std::vector<std::uint32_t>& a,
+                              const std::vector<std::uint32_t>& b_transposed, Planted bug,
+                              bool raw_registers) {
   cudalab::DeviceBuffer<std::uint32_t> d_a(a), d_b(b_transposed);
   cudalab::DeviceBuffer<float> d_c(static_cast<std::size_t>(g.m) * g.n);
   switch (g.tile_n) {
     case 8:
-      launch_gemm<8>(g, d_a.data(), d_b.data(), d_c.data(), bug);
+      launch_gemm<8>(g, d_a.data(), d_b.data(), d_c.data(), bug, raw_registers);
       break;
     case 16:
-      launch_gemm<16>(g, d_a.data(), d_b.data(), d_c.data(), bug);
+      launch_gemm<16>(g, d_a.data(), d_b.data(), d_c.data(), bug, raw_registers);
       break;
     case 32:
-      launch_gemm<32>(g, d_a.data(), d_b.data(), d_c.data(), bug);
+      launch_gemm<32>(g, d_a.data(), d_b.data(), d_c.data(), bug, raw_registers);
       break;
     case 64:
-      launch_gemm<64>(g, d_a.data(), d_b.data(), d_c.data(), bug);
+      launch_gemm<64>(g, d_a.data(), d_b.data(), d_c.data(), bug, raw_registers);
       break;
     case 128:
-      launch_gemm<128>(g, d_a.data(), d_b.data(), d_c.data(), bug);
+      launch_gemm<128>(g, d_a.data(), d_b.data(), d_c.data(), bug, raw_registers);
       break;
     default:
-      launch_gemm<256>(g, d_a.data(), d_b.data(), d_c.data(), bug);
+      launch_gemm<256>(g, d_a.data(), d_b.data(), d_c.data(), bug, raw_registers);
       break;
   }
   CUDA_CHECK_LAUNCH();
@@ -186,8 +192,18 @@ inline std::vector<float> gemm(const Gemm& g, const std::vector<std::uint32_t>& 
   return d_c.copy_to_host();
 }
 
+inline std::vector<float> gemm(const Gemm& g, const std::vector<std::uint32_t>& a,
+                               const std::vector<std::uint32_t>& b_transposed, Planted bug) {
+  return run(g, a, b_transposed, bug, false);
+}
+
+inline std::vector<float> registers(const Gemm& g, const std::vector<std::uint32_t>& a,
+                                    const std::vector<std::uint32_t>& b_transposed) {
+  return run(g, a, b_transposed, Planted::none, true);
+}
+
 inline const Kernels& kernels() {
-  static const Kernels k{&gemm};
+  static const Kernels k{&gemm, &registers};
   return k;
 }
 

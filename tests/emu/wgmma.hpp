@@ -47,6 +47,10 @@ struct Kernels {
   // transpose (n x k patterns); fp16/bf16 patterns in the low 16 bits.
   std::vector<float> (*gemm)(const Gemm& shape, const std::vector<std::uint32_t>& a,
                              const std::vector<std::uint32_t>& b_transposed, Planted bug);
+  // The same for one 64 x N tile (m 64, n tile_n), but each thread's raw
+  // accumulator registers: element t * (n / 2) + i is register i of thread t.
+  std::vector<float> (*registers)(const Gemm& shape, const std::vector<std::uint32_t>& a,
+                                  const std::vector<std::uint32_t>& b_transposed);
 };
 
 const Kernels& emulator_kernels();

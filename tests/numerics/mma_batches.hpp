@@ -125,6 +125,53 @@ inline MmaBatch random_batch(MmaFormat format, int count, std::uint64_t seed) {
   return batch;
 }
 
+// `count` problems of random operands (random_batch's) in which about one
+// operand in 8, and one accumulator in 8, is replaced by a special: +-0,
+// +-infinity, a NaN (quiet or signalling, random payload), the smallest
+// subnormal or the largest finite value of its format (whose products
+// overflow fp32 for bf16 and TF32).
+inline void append_special_problems(MmaBatch& batch, int count, std::uint64_t seed) {
+  const MmaBatch random = random_batch(batch.format, count, seed);
+  std::mt19937_64 rng(seed ^ 0x5bec1a15u);
+  const bool wide = batch.format == MmaFormat::tf32;
+  const std::uint32_t sign = wide ? 0x80000000u : 0x8000u;
+  const std::uint32_t infinity = batch.format == MmaFormat::fp16   ? 0x7c00u
+                                 : batch.format == MmaFormat::bf16 ? 0x7f80u
+                                                                   : 0x7f800000u;
+  const std::uint32_t fraction_mask = batch.format == MmaFormat::fp16   ? 0x3ffu
+                                      : batch.format == MmaFormat::bf16 ? 0x7fu
+                                                                        : 0x7fffe000u & 0x7fffffu;
+  const auto special_operand = [&]() -> std::uint32_t {
+    const std::uint32_t s = (rng() & 1u) ? sign : 0u;
+    switch (rng() % 6) {
+      case 0:
+        return s;  // +-0
+      case 1:
+        return s | infinity;
+      case 2: {
+        std::uint32_t payload = static_cast<std::uint32_t>(rng()) & fraction_mask;
+        return s | infinity | (payload == 0 ? fraction_mask : payload);  // a NaN
+      }
+      case 3:
+        return s | (wide ? 0x2000u : 1u);  // the smallest subnormal (TF32's lowest kept bit)
+      default:
+        return s | (infinity - (wide ? 0x2000u : 1u));  // the largest finite value
+    }
+  };
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            float_from_bits(0x7f800000u),
+                            float_from_bits(0xff800000u),
+                            float_from_bits(0x7fc00001u),
+                            float_from_bits(0x7f800001u),
+                            float_from_bits(0x00000001u),
+                            float_from_bits(0x7f7fffffu)};
+  for (std::uint32_t bits : random.a) batch.a.push_back(rng() % 8 == 0 ? special_operand() : bits);
+  for (std::uint32_t bits : random.b) batch.b.push_back(rng() % 8 == 0 ? special_operand() : bits);
+  for (float c : random.c) batch.c.push_back(rng() % 8 == 0 ? specials[rng() % 8] : c);
+  batch.count += count;
+}
+
 // The edge vectors of this format, one per mma (row 0 of A, column 0 of B,
 // C[0][0]), every other element zero; and the K-block probe: c = 1 and two
 // products of 2^-24, at k = 0 and k = K/2 (1 + 2^-23 in one block, 1.0 when

@@ -1,5 +1,5 @@
 // Hopper's wgmma.mma_async against the block-FMA model (labels gpu,
-// numerics): the random and hand-made K-blocks of mma_batches.hpp, one
+// numerics): the random, special and hand-made K-blocks of mma_batches.hpp, one
 // m16n8 problem per wgmma m64n8 instruction (its rows 0-15; rows 16-63 are
 // zero), compared bit for bit with mma_dot in blocks of
 // numerics::wgmma_k_block, the parameter the emulator's wgmma uses. Skipped,
@@ -121,8 +121,10 @@ void run_wgmma(MmaBatch& batch) {
 
 void check_wgmma(MmaFormat format) {
   constexpr int random_problems = 1024;  // 131072 random K-blocks
+  constexpr int special_problems = 256;  // 32768 more, with specials among their operands
   MmaBatch batch =
       random_batch(format, random_problems, 0x36a30000u + static_cast<unsigned>(format));
+  append_special_problems(batch, special_problems, 0x36a31000u + static_cast<unsigned>(format));
   append_edge_vectors(batch);
   run_wgmma(batch);
   const int k_block = wgmma_k_block(format);
@@ -141,7 +143,8 @@ void check_wgmma(MmaFormat format) {
          std::string("wgmma.mma_async.sync.aligned.m64n8k") + std::to_string(batch.k)},
         {"blocks", model.blocks},
         {"random_problems", random_problems},
-        {"edge_vector_problems", batch.count - random_problems},
+        {"special_problems", special_problems},
+        {"edge_vector_problems", batch.count - random_problems - special_problems},
         {"model_k_block", k_block},
         {"differing_blocks", model.differing_blocks},
         {"differing_bits", model.differing_bits},
