@@ -110,6 +110,17 @@ TEST_P(Wgmma, EveryLayoutAndAwkwardSizes) {
   }
 }
 
+TEST_P(Wgmma, TwoWarpgroupsPerBlockShareTheirBTile) {
+  for (Layout layout : {Layout::core_matrices_rows_first, Layout::swizzle_128}) {
+    for (MmaFormat f : {MmaFormat::bf16, MmaFormat::tf32}) {
+      const Gemm g{f, 256, 64, 48, 32, layout, 2};
+      const Operands o = random_operands(g, rng_);
+      EXPECT_EQ(differences(k().gemm(g, o.a, o.b_transposed, Planted::none), model(g, o), g.n), "")
+          << name_of(f) << ", layout " << static_cast<int>(layout);
+    }
+  }
+}
+
 TEST_P(Wgmma, SpecialOperandsMatchTheModelBitForBit) {
   // One operand in 8 a special: +-0, +-infinity, NaN, the smallest
   // subnormal, the largest finite value (products overflowing for bf16/TF32).

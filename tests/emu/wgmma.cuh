@@ -89,32 +89,38 @@ __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_trans
   // Tiles aligned to 1024 bytes in the shared window (the 128-byte swizzle's repeat).
   const auto window = static_cast<std::uint32_t>(__cvta_generic_to_shared(shared));
   const std::uint32_t a_base = (window + 1023u) & ~1023u;
-  const std::uint32_t b_base = a_base + 64u * static_cast<std::uint32_t>(width);
+  // One A tile of 64 rows per warpgroup, one B tile all share.
+  const int rows = 64 * static_cast<int>(blockDim.x / 128);
+  const std::uint32_t b_base = a_base + static_cast<std::uint32_t>(rows * width);
   std::uint8_t* const at_window = shared - window;  // at_window + address: that byte
-  const cudalab::WgmmaDescriptorFields a_fields = tile_fields(a_base, 64, layout);
+  const cudalab::WgmmaDescriptorFields a_fields = tile_fields(a_base, rows, layout);
   const cudalab::WgmmaDescriptorFields b_fields = tile_fields(b_base, N, layout);
-  const int row0 = blockIdx.x * 64, column0 = blockIdx.y * N;
+  const int row0 = blockIdx.x * rows, column0 = blockIdx.y * N;
   const int t = threadIdx.x;
+  const int warpgroup = t / 128, rank = t % 128;  // rank: the thread's place in its warpgroup
+  cudalab::WgmmaDescriptorFields my_a_fields = a_fields;  // this warpgroup's 64 rows
+  my_a_fields.start_address +=
+      static_cast<std::uint32_t>(warpgroup) * 8u * a_fields.stride_byte_offset;
   const bool skipping = bug == Planted::warp_skips_the_wgmma && t >= 96;
 
   cudalab::WgmmaAccumulator<N> d;
   const int row_bytes = k * element_bytes;
   const int stages = (row_bytes + width - 1) / width;
   for (int stage = 0; stage < stages; ++stage) {
-    // Every 16-byte chunk of the stage, A's 64 rows then B's N, zero past K.
+    // Every 16-byte chunk of the stage, A's rows then B's N, zero past K.
     const int chunks_per_row = width / 16;
-    for (int e = t; e < (64 + N) * chunks_per_row; e += blockDim.x) {
+    for (int e = t; e < (rows + N) * chunks_per_row; e += blockDim.x) {
       const int row = e / chunks_per_row, chunk = e % chunks_per_row;
-      const bool is_a = row < 64;
+      const bool is_a = row < rows;
       const int byte = stage * width + chunk * 16;
       const std::uint32_t at = cudalab::wgmma_k_major_address(is_a ? a_fields : b_fields,
-                                                              is_a ? row : row - 64, chunk * 16);
+                                                              is_a ? row : row - rows, chunk * 16);
       for (int i = 0; i < 16 / element_bytes; ++i) {
         const int kk = (byte / element_bytes) + i;
         const std::uint32_t bits =
             kk >= k ? 0u
             : is_a  ? a[static_cast<std::size_t>(row0 + row) * k + kk]
-                    : b_transposed[static_cast<std::size_t>(column0 + row - 64) * k + kk];
+                    : b_transposed[static_cast<std::size_t>(column0 + row - rows) * k + kk];
         if (element_bytes == 2) {
           reinterpret_cast<std::uint16_t*>(at_window + at)[i] = static_cast<std::uint16_t>(bits);
         } else {
@@ -125,18 +131,18 @@ __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_trans
     cudalab::fence_proxy_async_shared();  // the stores, before the tensor core reads them
     __syncthreads();
     if (!skipping) {
-      if (!(bug == Planted::missing_fence && stage == 0)) cudalab::wgmma_fence();
+      if (!(bug == Planted::missing_fence && stage == 0)) cudalab::wgmma_fence(d);
       const int steps =
           (row_bytes - stage * width < width ? row_bytes - stage * width : width) / 32;
       for (int step = 0; step < steps; ++step) {
-        mma_async<N>(format, d, step_descriptor(a_fields, step, bug),
+        mma_async<N>(format, d, step_descriptor(my_a_fields, step, bug),
                      step_descriptor(b_fields, step, bug), stage > 0 || step > 0);
       }
       cudalab::wgmma_commit_group();
       float early = 0.0f;
       if (bug == Planted::read_before_wait) early = d[0];
       if (bug == Planted::overwrite_before_wait && t == 0) at_window[a_base] ^= 1u;
-      cudalab::wgmma_wait_group<0>();
+      cudalab::wgmma_wait_group<0>(d);
       if (bug == Planted::read_before_wait) d[0] += early * 0.0f;
     }
     __syncthreads();  // before the next stage overwrites the tiles
@@ -146,8 +152,8 @@ __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_trans
       c[t * d.size + i] = d[i];
       continue;
     }
-    const cudalab::numerics::MatrixCoord at = cudalab::wgmma_accumulator_element(t, i);
-    c[static_cast<std::size_t>(row0 + at.row) * n + column0 + at.col] = d[i];
+    const cudalab::numerics::MatrixCoord at = cudalab::wgmma_accumulator_element(rank, i);
+    c[static_cast<std::size_t>(row0 + 64 * warpgroup + at.row) * n + column0 + at.col] = d[i];
   }
 }
 
@@ -157,9 +163,9 @@ template <int N>
 void launch_gemm(const Gemm& g, const std::uint32_t* a, const std::uint32_t* b, float* c,
                  Planted bug, bool raw_registers = false) {
   const std::size_t shared =
-      1024 + static_cast<std::size_t>((64 + N) * device::stage_bytes(g.layout));
-  device::gemm_kernel<N><<<dim3(g.m / 64, g.n / N), 128, shared>>>(a, b, c, g.n, g.k, g.format,
-                                                                   g.layout, bug, raw_registers);
+      1024 + static_cast<std::size_t>((64 * g.warpgroups + N) * device::stage_bytes(g.layout));
+  device::gemm_kernel<N><<<dim3(g.m / (64 * g.warpgroups), g.n / N), 128 * g.warpgroups, shared>>>(
+      a, b, c, g.n, g.k, g.format, g.layout, bug, raw_registers);
 }
 
 inline std::vector<float> run(const Gemm& g, const std::vector<std::uint32_t>& a,

@@ -39,6 +39,7 @@ struct Gemm {
   int m, n, k;  // m a multiple of 64, n of the tile width, k of 16
   int tile_n;   // wgmma's N: 8, 16, 32, 64, 128 or 256
   Layout layout;
+  int warpgroups = 1;  // per block, each its own 64 rows (m a multiple of 64 x this)
 };
 
 // One backend's launches.

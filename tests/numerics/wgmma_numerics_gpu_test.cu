@@ -85,7 +85,7 @@ __global__ void wgmma_blocks(const std::uint32_t* A, const std::uint32_t* B, con
     const MatrixCoord at = cudalab::wgmma_accumulator_element(t, i);
     d[i] = at.row < 16 ? C[m * 128 + at.row * 8 + at.col] : 0.0f;
   }
-  cudalab::wgmma_fence();
+  cudalab::wgmma_fence(d);
   if constexpr (F == MmaFormat::fp16) {
     cudalab::wgmma_f16<8>(d, desc_a, desc_b, true);
   } else if constexpr (F == MmaFormat::bf16) {
@@ -94,7 +94,7 @@ __global__ void wgmma_blocks(const std::uint32_t* A, const std::uint32_t* B, con
     cudalab::wgmma_tf32<8>(d, desc_a, desc_b, true);
   }
   cudalab::wgmma_commit_group();
-  cudalab::wgmma_wait_group<0>();
+  cudalab::wgmma_wait_group<0>(d);
   for (int i = 0; i < d.size; ++i) {
     const MatrixCoord at = cudalab::wgmma_accumulator_element(t, i);
     if (at.row < 16) D[m * 128 + at.row * 8 + at.col] = d[i];

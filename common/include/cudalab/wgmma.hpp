@@ -3,14 +3,21 @@
 // shared memory through matrix descriptors (cudalab/wgmma_layout.hpp).
 //
 //   cudalab::WgmmaAccumulator<N> d;        the thread's N/2 fp32 accumulator registers
-//   cudalab::wgmma_fence();                wgmma.fence.sync.aligned: before the first
+//   cudalab::wgmma_fence(d);               wgmma.fence.sync.aligned: before the first
 //                                          mma_async, and after any other access to d
 //   cudalab::wgmma_f16<N>(d, a, b, acc)    wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16
 //   cudalab::wgmma_bf16<N>(d, a, b, acc)   ... .m64nNk16.f32.bf16.bf16
 //   cudalab::wgmma_tf32<N>(d, a, b, acc)   ... .m64nNk8.f32.tf32.tf32
 //   cudalab::wgmma_commit_group();         wgmma.commit_group.sync.aligned
-//   cudalab::wgmma_wait_group<P>();        wgmma.wait_group.sync.aligned P: until at most
+//   cudalab::wgmma_wait_group<P>(d);       wgmma.wait_group.sync.aligned P: until at most
 //                                          P committed groups are still in flight
+//
+// wgmma_fence and wgmma_wait_group take the accumulators the kernel uses
+// (none, one or two): under nvcc each of their registers is pinned there
+// (an empty asm that "changes" it, as CUTLASS's warpgroup_fence_operand),
+// so the compiler can neither sink a write of d below the fence nor hoist
+// a read of d above the wait; the instructions themselves do not name the
+// registers.
 //
 // a and b are descriptors of K-major tiles (cudalab::wgmma_descriptor);
 // acc false gives D = A * B (scale-d 0). Template arguments ScaleA and
@@ -57,12 +64,46 @@ struct WgmmaAccumulator {
 #define CUDALAB_WGMMA_AVAILABLE 1
 #endif
 
-__device__ __forceinline__ void wgmma_fence() {
+namespace wgmma_detail {
+
+__device__ __forceinline__ void fence_instruction() {
 #if defined(CUDALAB_WGMMA_AVAILABLE)
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #else
   __trap();
 #endif
+}
+
+template <int Pending>
+__device__ __forceinline__ void wait_instruction() {
+  static_assert(Pending >= 0 && Pending <= 7, "wgmma.wait_group takes 0 to 7");
+#if defined(CUDALAB_WGMMA_AVAILABLE)
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+#else
+  __trap();
+#endif
+}
+
+// Pins each register of d at this point of the program.
+template <int N>
+__device__ __forceinline__ void pin(WgmmaAccumulator<N>& d) {
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) asm volatile("" : "+f"(d.x[i])::"memory");
+}
+
+}  // namespace wgmma_detail
+
+__device__ __forceinline__ void wgmma_fence() { wgmma_detail::fence_instruction(); }
+template <int N>
+__device__ __forceinline__ void wgmma_fence(WgmmaAccumulator<N>& d) {
+  wgmma_detail::pin(d);
+  wgmma_detail::fence_instruction();
+}
+template <int N, int M>
+__device__ __forceinline__ void wgmma_fence(WgmmaAccumulator<N>& d, WgmmaAccumulator<M>& e) {
+  wgmma_detail::pin(d);
+  wgmma_detail::pin(e);
+  wgmma_detail::fence_instruction();
 }
 
 __device__ __forceinline__ void wgmma_commit_group() {
@@ -75,12 +116,18 @@ __device__ __forceinline__ void wgmma_commit_group() {
 
 template <int Pending>
 __device__ __forceinline__ void wgmma_wait_group() {
-  static_assert(Pending >= 0 && Pending <= 7, "wgmma.wait_group takes 0 to 7");
-#if defined(CUDALAB_WGMMA_AVAILABLE)
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
-#else
-  __trap();
-#endif
+  wgmma_detail::wait_instruction<Pending>();
+}
+template <int Pending, int N>
+__device__ __forceinline__ void wgmma_wait_group(WgmmaAccumulator<N>& d) {
+  wgmma_detail::wait_instruction<Pending>();
+  wgmma_detail::pin(d);
+}
+template <int Pending, int N, int M>
+__device__ __forceinline__ void wgmma_wait_group(WgmmaAccumulator<N>& d, WgmmaAccumulator<M>& e) {
+  wgmma_detail::wait_instruction<Pending>();
+  wgmma_detail::pin(d);
+  wgmma_detail::pin(e);
 }
 
 // One instruction of `shape` (e.g. "k16.f32.f16.f16") and N; f16/bf16 take
@@ -191,16 +238,41 @@ void wgmma_issue(WgmmaAccumulator<N>& d, numerics::MmaFormat format, std::uint64
       site);
 }
 
+// The accumulators passed to the fence and the wait only matter under nvcc
+// (their registers are pinned there): here a fence and a wait concern every
+// accumulator of the thread.
 inline void wgmma_fence(std::source_location site = std::source_location::current()) {
   emu::detail::wgmma_fence(site);
 }
+template <int N>
+void wgmma_fence(WgmmaAccumulator<N>&,
+                 std::source_location site = std::source_location::current()) {
+  emu::detail::wgmma_fence(site);
+}
+template <int N, int M>
+void wgmma_fence(WgmmaAccumulator<N>&, WgmmaAccumulator<M>&,
+                 std::source_location site = std::source_location::current()) {
+  emu::detail::wgmma_fence(site);
+}
+
 inline void wgmma_commit_group(std::source_location site = std::source_location::current()) {
   emu::detail::wgmma_commit_group(site);
 }
+
 template <int Pending>
 void wgmma_wait_group(std::source_location site = std::source_location::current()) {
   static_assert(Pending >= 0 && Pending <= 7, "wgmma.wait_group takes 0 to 7");
   emu::detail::wgmma_wait_group(Pending, site);
+}
+template <int Pending, int N>
+void wgmma_wait_group(WgmmaAccumulator<N>&,
+                      std::source_location site = std::source_location::current()) {
+  wgmma_wait_group<Pending>(site);
+}
+template <int Pending, int N, int M>
+void wgmma_wait_group(WgmmaAccumulator<N>&, WgmmaAccumulator<M>&,
+                      std::source_location site = std::source_location::current()) {
+  wgmma_wait_group<Pending>(site);
 }
 
 template <int N, int ScaleA = 1, int ScaleB = 1>
