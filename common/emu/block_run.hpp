@@ -26,7 +26,7 @@ struct Fiber {
   bool finished = false;
 };
 
-enum class Waiting : std::uint8_t { no, barrier, warp, coalesce, mbarrier, exited };
+enum class Waiting : std::uint8_t { no, barrier, warp, coalesce, mbarrier, warpgroup, exited };
 
 // The fibers whose threads may run, first come first run: a ring of one slot
 // per thread of the block, so that a push is a store and a pop a load. It

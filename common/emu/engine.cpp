@@ -26,6 +26,7 @@
 #include "grid_sync.hpp"
 #include "mbarrier_model.hpp"
 #include "streams.hpp"
+#include "warpgroup_mma.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -299,6 +300,7 @@ std::string thread_list(const BlockRun& run, const std::vector<unsigned>& ids) {
 void BlockRun::report_deadlock() {
   failed = true;
   if (report_stuck_mbarrier(*this)) return;
+  if (report_stuck_warpgroup(*this)) return;
   std::vector<unsigned> at_barrier, at_warp, gone;
   for (unsigned t = 0; t < thread_count; ++t) {
     switch (extra[t].waiting) {
@@ -311,8 +313,9 @@ void BlockRun::report_deadlock() {
       case Waiting::exited:
         gone.push_back(t);
         break;
-      case Waiting::coalesce:  // never at a stall: the group forms first
-      case Waiting::mbarrier:  // reported above
+      case Waiting::coalesce:   // never at a stall: the group forms first
+      case Waiting::mbarrier:   // reported above
+      case Waiting::warpgroup:  // likewise
       case Waiting::no:
         break;
     }

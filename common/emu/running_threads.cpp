@@ -127,6 +127,7 @@ std::vector<RunningThread> sample_running_threads(std::chrono::milliseconds pati
           break;
         case detail::Waiting::warp:
         case detail::Waiting::coalesce:
+        case detail::Waiting::warpgroup:
           ++r.in_warp_op;
           break;
         case detail::Waiting::mbarrier:

@@ -26,18 +26,16 @@
 #include "cudalab/mma_operands.hpp"
 #include "cudalab/numerics.hpp"
 #include "edge_vectors.hpp"
+#include "mma_batches.hpp"
 
 namespace {
 
 using namespace cudalab::numerics;
 using cudalab::DeviceBuffer;
+using namespace cudalab::numerics::test_batches;
 
 #define SKIP_WITHOUT_GPU() \
   if (!cudalab::has_gpu()) GTEST_SKIP() << cudalab::no_gpu_reason()
-
-const char* format_name(MmaFormat f) {
-  return f == MmaFormat::fp16 ? "fp16" : f == MmaFormat::bf16 ? "bf16" : "tf32";
-}
 
 // ---------------------------------------------------------------- conversions
 
@@ -224,138 +222,6 @@ __global__ void mma_blocks(const std::uint32_t* A, const std::uint32_t* B, const
   }
 }
 
-struct MmaBatch {
-  MmaFormat format;
-  int k;
-  int count = 0;
-  std::vector<std::uint32_t> a, b;  // count * 16 * k, count * k * 8
-  std::vector<float> c, d;          // count * 128 each
-};
-
-// Random operand patterns with exponents drawn around `center`, `spread`
-// either side: wide spreads exercise alignment, narrow ones carries; some
-// zeros and subnormals. TF32 operands are raw fp32 patterns (all 32 bits
-// random), as a kernel would pass them.
-class OperandSource {
- public:
-  OperandSource(MmaFormat format, std::uint64_t seed) : format_(format), rng_(seed) {}
-
-  std::uint32_t operand(int center, int spread) {
-    const int fraction_bits = format_ == MmaFormat::fp16 ? 10 : format_ == MmaFormat::bf16 ? 7 : 23;
-    const int bias = format_ == MmaFormat::fp16 ? 15 : 127;
-    const int field_max = format_ == MmaFormat::fp16 ? 30 : 254;
-    const int sign_shift = format_ == MmaFormat::tf32 ? 31 : 15;
-    const std::uint32_t sign = static_cast<std::uint32_t>(uniform(0, 1)) << sign_shift;
-    const std::uint32_t fraction =
-        static_cast<std::uint32_t>(rng_()) & ((1u << fraction_bits) - 1u);
-    const int kind = uniform(0, 99);
-    if (kind < 3) return sign;                    // zero
-    if (kind < 6) return sign | (fraction | 1u);  // subnormal
-    int field = center + bias + uniform(-spread, spread);
-    field = field < 1 ? 1 : field > field_max ? field_max : field;
-    return sign | (static_cast<std::uint32_t>(field) << fraction_bits) | fraction;
-  }
-
-  float accumulator(int center, int spread) {
-    if (uniform(0, 9) == 0) return uniform(0, 1) ? 0.0f : -0.0f;
-    const int exponent = center + uniform(-spread, spread);
-    const float magnitude = std::ldexp(1.0f + static_cast<float>(rng_() & 0x7fffffu) * 0x1p-23f,
-                                       exponent < -149  ? -149
-                                       : exponent > 127 ? 127
-                                                        : exponent);
-    return uniform(0, 1) ? -magnitude : magnitude;
-  }
-
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
-
- private:
-  MmaFormat format_;
-  std::mt19937_64 rng_;
-};
-
-double operand_value(std::uint32_t bits, MmaFormat f) {
-  if (f == MmaFormat::fp16) return fp16_bits_to_fp32(static_cast<std::uint16_t>(bits));
-  if (f == MmaFormat::bf16) return bf16_bits_to_fp32(static_cast<std::uint16_t>(bits));
-  return fp32_to_tf32(float_from_bits(bits), Tf32Rounding::toward_zero);
-}
-
-MmaBatch random_batch(MmaFormat format, int count, std::uint64_t seed) {
-  MmaBatch batch{format, format == MmaFormat::tf32 ? 8 : 16};
-  OperandSource source(format, seed);
-  const int range = format == MmaFormat::fp16 ? 14 : 60;  // how far exponents may wander
-  for (int m = 0; m < count; ++m) {
-    const int mode = m % 4;
-    const int center = mode == 3 ? -range : source.uniform(-range / 2, range / 2);
-    const int spread = mode == 0 ? 1 : mode == 1 ? range / 2 : 4;
-    const std::size_t a0 = batch.a.size(), b0 = batch.b.size();
-    for (int i = 0; i < 16 * batch.k; ++i) batch.a.push_back(source.operand(center, spread));
-    for (int i = 0; i < batch.k * 8; ++i) batch.b.push_back(source.operand(0, spread));
-    if (mode == 2) {
-      // Cancellation: odd k repeats the previous product with the other sign.
-      for (int row = 0; row < 16; ++row) {
-        for (int k = 1; k < batch.k; k += 2) {
-          if (source.uniform(0, 1)) {
-            const std::uint32_t sign = format == MmaFormat::tf32 ? 0x80000000u : 0x8000u;
-            batch.a[a0 + row * batch.k + k] = batch.a[a0 + row * batch.k + k - 1] ^ sign;
-          }
-        }
-      }
-      for (int k = 1; k < batch.k; k += 2) {
-        for (int col = 0; col < 8; ++col)
-          batch.b[b0 + k * 8 + col] = batch.b[b0 + (k - 1) * 8 + col];
-      }
-    }
-    for (int row = 0; row < 16; ++row) {
-      for (int col = 0; col < 8; ++col) {
-        float c = source.accumulator(center, spread + 4);
-        if (mode == 2 && source.uniform(0, 1)) {
-          // c close to minus the exact products: the sum cancels to its last bits.
-          double exact = 0;
-          for (int k = 0; k < batch.k; ++k) {
-            exact += operand_value(batch.a[a0 + row * batch.k + k], format) *
-                     operand_value(batch.b[b0 + k * 8 + col], format);
-          }
-          c = static_cast<float>(-exact);
-          c = float_from_bits(float_bits(c) + static_cast<std::uint32_t>(source.uniform(-2, 2)));
-          if (std::isnan(c) || std::isinf(c)) c = 0.0f;
-        }
-        batch.c.push_back(c);
-      }
-    }
-  }
-  batch.count = count;
-  return batch;
-}
-
-// The edge vectors of this format, one per mma (row 0 of A, column 0 of B,
-// C[0][0]), every other element zero; and the K-block probe: c = 1 and two
-// products of 2^-24, at k = 0 and k = K/2 (1 + 2^-23 in one block, 1.0 when
-// two chained blocks each round toward zero).
-void append_edge_vectors(MmaBatch& batch) {
-  auto vectors = test_vectors::edge_vectors();
-  test_vectors::EdgeVector probe{"K-block probe",
-                                 batch.format,
-                                 std::vector<float>(batch.k, 0.0f),
-                                 std::vector<float>(batch.k, 0.0f),
-                                 1.0f,
-                                 0};
-  probe.a[0] = probe.a[batch.k / 2] = probe.b[0] = probe.b[batch.k / 2] = std::ldexp(1.0f, -12);
-  vectors.push_back(probe);
-  for (const auto& v : vectors) {
-    if (v.format != batch.format || static_cast<int>(v.a.size()) > batch.k) continue;
-    const std::size_t a0 = batch.a.size(), b0 = batch.b.size(), c0 = batch.c.size();
-    batch.a.resize(a0 + 16 * batch.k, 0);
-    batch.b.resize(b0 + batch.k * 8, 0);
-    batch.c.resize(c0 + 128, 0.0f);
-    for (std::size_t k = 0; k < v.a.size(); ++k) {
-      batch.a[a0 + k] = test_vectors::operand_bits(v.a[k], batch.format);
-      batch.b[b0 + k * 8] = test_vectors::operand_bits(v.b[k], batch.format);
-    }
-    batch.c[c0] = v.c;
-    ++batch.count;
-  }
-}
-
 void run_on_gpu(MmaBatch& batch) {
   DeviceBuffer<std::uint32_t> a(batch.a), b(batch.b);
   DeviceBuffer<float> c(batch.c), d(batch.c.size());
@@ -378,45 +244,6 @@ void run_on_gpu(MmaBatch& batch) {
   CUDA_CHECK_LAUNCH();
   batch.d = d.copy_to_host();
 }
-
-struct Comparison {
-  long blocks = 0;
-  long differing_blocks = 0;
-  long differing_bits = 0;
-};
-
-// Every output element of the batch against mma_dot with blocks of `k_block`.
-Comparison compare_with_model(const MmaBatch& batch, int k_block, bool print) {
-  Comparison result;
-  std::vector<std::uint32_t> a_row(batch.k), b_col(batch.k);
-  for (int m = 0; m < batch.count; ++m) {
-    for (int row = 0; row < 16; ++row) {
-      for (int col = 0; col < 8; ++col) {
-        for (int k = 0; k < batch.k; ++k) {
-          a_row[k] = batch.a[(m * 16 + row) * batch.k + k];
-          b_col[k] = batch.b[(m * batch.k + k) * 8 + col];
-        }
-        const std::size_t at = m * 128 + row * 8 + col;
-        const std::uint32_t model = float_bits(
-            mma_dot(a_row.data(), b_col.data(), batch.k, batch.c[at], batch.format, k_block));
-        const std::uint32_t gpu = float_bits(batch.d[at]);
-        ++result.blocks;
-        if (model == gpu) continue;
-        ++result.differing_blocks;
-        result.differing_bits += std::popcount(model ^ gpu);
-        if (print && result.differing_blocks <= 5) {
-          std::printf("  %s mma %d (%d,%d): c 0x%08x gpu 0x%08x model 0x%08x; a:",
-                      format_name(batch.format), m, row, col, float_bits(batch.c[at]), gpu, model);
-          for (int k = 0; k < batch.k; ++k) std::printf(" %x*%x", a_row[k], b_col[k]);
-          std::printf("\n");
-        }
-      }
-    }
-  }
-  return result;
-}
-
-const char* output_dir() { return std::getenv("CUDALAB_NUMERICS_OUT"); }
 
 void dump(const MmaBatch& batch) {
   const char* dir = output_dir();

@@ -34,6 +34,14 @@ CUDALAB_HOST_DEVICE constexpr int mma_k_block(MmaFormat format) {
   return format == MmaFormat::tf32 ? 8 : 16;
 }
 
+// The same for Hopper's wgmma.mma_async (cudalab/wgmma.hpp; the emulator's
+// common/emu/warpgroup_mma.cpp sums with it): the model's one parameter
+// for that instruction, assumed equal to mma.sync's until
+// tests/numerics' WgmmaNumericsGpu compares it bit for bit on an H100 (it
+// also reports how the alternatives, one block of the instruction's K or
+// two halves, would fare: change this if one of them matches).
+CUDALAB_HOST_DEVICE constexpr int wgmma_k_block(MmaFormat format) { return mma_k_block(format); }
+
 // The fraction bits each aligned term keeps below the alignment exponent.
 inline constexpr int kept_fraction_bits = 25;
 
