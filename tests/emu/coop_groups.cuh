@@ -44,6 +44,32 @@ __global__ void block_sum_kernel(const T* in, int n, T* out) {
   }
 }
 
+// Tiles of several warps (N = 64, 128): per tile, [sum, the last rank's
+// value, any negative, all below 1000, meta rank, meta size], written by
+// rank 0. The block_tile_memory is what CUDA asks for before sm_80.
+template <unsigned N>
+__global__ void multi_warp_tile_kernel(const int* in, int n, int* out) {
+  __shared__ cg::block_tile_memory<1024> scratch;
+  cg::thread_block block = cg::this_thread_block(scratch);
+  cg::thread_block_tile<N> tile = cg::tiled_partition<N>(block);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = i < n ? in[i] : 0;
+  const int sum = cg::reduce(tile, v, cg::plus<int>());
+  const int last = tile.shfl(v, N - 1);
+  const int any_negative = tile.any(v < 0);
+  const int all_small = tile.all(v < 1000);
+  tile.sync();
+  if (tile.thread_rank() == 0) {
+    int* o = out + 6 * (blockIdx.x * tile.meta_group_size() + tile.meta_group_rank());
+    o[0] = sum;
+    o[1] = last;
+    o[2] = any_negative;
+    o[3] = all_small;
+    o[4] = static_cast<int>(tile.meta_group_rank());
+    o[5] = static_cast<int>(tile.meta_group_size());
+  }
+}
+
 template <unsigned N>
 __global__ void tile_ops_kernel(const int* in, TileOps* out) {
   cg::thread_block block = cg::this_thread_block();
@@ -226,6 +252,19 @@ std::vector<T> block_sum(const std::vector<T>& in, unsigned block) {
 }
 
 template <unsigned N>
+std::vector<int> multi_warp_tiles(const std::vector<int>& in, unsigned block) {
+  if (block % N != 0) throw std::invalid_argument("multi_warp_tiles: block % N != 0");
+  const int n = static_cast<int>(in.size());
+  const unsigned blocks = (in.size() + block - 1) / block;
+  cudalab::DeviceBuffer<int> d_in(in);
+  cudalab::DeviceBuffer<int> d_out(std::size_t{blocks} * block / N * 6);
+  device::multi_warp_tile_kernel<N><<<blocks, block>>>(d_in.data(), n, d_out.data());
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return d_out.copy_to_host();
+}
+
+template <unsigned N>
 std::vector<TileOps> tile_ops(const std::vector<int>& in, unsigned block) {
   if (in.size() % block != 0) throw std::invalid_argument("tile_ops: in.size() % block != 0");
   cudalab::DeviceBuffer<int> d_in(in);
@@ -379,6 +418,8 @@ inline const Kernels& kernels() {
       &tile_ops<4>,
       &tile_ops<8>,
       &tile_ops<16>,
+      &multi_warp_tiles<64>,
+      &multi_warp_tiles<128>,
       &scan<float, cg::plus<float>>,
       &scan<double, cg::plus<double>>,
       &scan<unsigned, cg::bit_xor<unsigned>>,

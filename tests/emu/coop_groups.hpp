@@ -41,6 +41,11 @@ struct Kernels {
   std::vector<TileOps> (*tile_ops_4)(const std::vector<int>& in, unsigned block);
   std::vector<TileOps> (*tile_ops_8)(const std::vector<int>& in, unsigned block);
   std::vector<TileOps> (*tile_ops_16)(const std::vector<int>& in, unsigned block);
+  // Per tile of 64 / 128 threads (multi_warp_tile_kernel<N>): [cg::reduce sum,
+  // shfl from the last rank, any(v < 0), all(v < 1000), meta rank, meta size];
+  // elements past in.size() are 0; `block` is a multiple of the tile.
+  std::vector<int> (*multi_warp_64)(const std::vector<int>& in, unsigned block);
+  std::vector<int> (*multi_warp_128)(const std::vector<int>& in, unsigned block);
   // Inclusive and exclusive scans of tiles of 32, then of 8: [incl32, excl32, incl8, excl8] per
   // element.
   std::vector<float> (*scan_float)(const std::vector<float>& in, unsigned block);

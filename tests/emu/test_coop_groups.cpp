@@ -126,6 +126,43 @@ TEST_P(CoopGroups, BlockSumOfWarpReducesMatchesTheButterflyBitForBit) {
   }
 }
 
+// ---- tiles of several warps ----------------------------------------------------------
+
+// What multi_warp_tile_kernel<size> writes, computed on the CPU.
+std::vector<int> multi_warp_expected(const std::vector<int>& in, unsigned block, unsigned size) {
+  const std::size_t blocks = (in.size() + block - 1) / block;
+  std::vector<int> out;
+  for (std::size_t t = 0; t < blocks * block / size; ++t) {
+    int sum = 0, any_negative = 0, all_small = 1;
+    auto at = [&](std::size_t i) { return i < in.size() ? in[i] : 0; };
+    for (std::size_t i = t * size; i < (t + 1) * size; ++i) {
+      sum += at(i);
+      any_negative |= at(i) < 0;
+      all_small &= at(i) < 1000;
+    }
+    const int tiles_per_block = static_cast<int>(block / size);
+    out.insert(out.end(), {sum, at((t + 1) * size - 1), any_negative, all_small,
+                           static_cast<int>(t) % tiles_per_block, tiles_per_block});
+  }
+  return out;
+}
+
+TEST_P(CoopGroups, MultiWarpTilesReduceShuffleAndVoteOverTheirWarps) {
+  SCOPED_TRACE(rng_.seed_note());
+  for (std::size_t n : {std::size_t{1}, std::size_t{97}, std::size_t{1000}, std::size_t{4099}}) {
+    for (unsigned block : {128u, 256u, 384u}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", block = " + std::to_string(block));
+      // Mostly in [0, 1000): some tiles have a negative or a large value, most not.
+      std::vector<int> in = random_ints(rng_, n, 0, 999);
+      for (std::size_t i = 0; i < n; i += 150) in[i] = (i / 150) % 2 ? -5 : 5000;
+      EXPECT_EQ(k().multi_warp_64(in, block), multi_warp_expected(in, block, 64));
+      if (block % 128 == 0) {
+        EXPECT_EQ(k().multi_warp_128(in, block), multi_warp_expected(in, block, 128));
+      }
+    }
+  }
+}
+
 // ---- tiles of 4, 8, 16 ----------------------------------------------------------------
 
 template <unsigned N>

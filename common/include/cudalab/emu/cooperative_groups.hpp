@@ -12,7 +12,9 @@
 //   thread_block_tile<N>  N = 1..32 lanes of one warp: its shuffles and votes
 //                         are __shfl_*_sync & co with the tile's lanes as the
 //                         mask and N as the width, exactly as CUDA's header
-//                         does, so a sub-warp tile stays in its N-lane segment
+//                         does, so a sub-warp tile stays in its N-lane segment;
+//                         N = 64..512: several warps, synchronised by an
+//                         mbarrier (cooperative_groups_multi_warp.hpp)
 //   coalesced_group       the lanes that reach one coalesced_threads() call
 //                         together (common/emu/warp_coalesce.cpp)
 //   grid_group            this_grid().sync() waits for every block of a
@@ -392,6 +394,11 @@ inline coalesced_group coalesced_threads(
 }
 
 // ---- thread_block_tile<Size> ----------------------------------------------------
+}  // namespace cooperative_groups
+
+#include "cudalab/emu/cooperative_groups_multi_warp.hpp"  // NOLINT: after what it uses
+
+namespace cooperative_groups {
 namespace details {
 
 template <unsigned int Size>
@@ -414,9 +421,8 @@ template <unsigned int Size>
 template <unsigned int Size>
 class tile_base : public thread_group {
   static_assert(is_single_warp_tile_size<Size>,
-                "thread_block_tile<Size>: the cudalab emulator provides tiles of 1, 2, 4, 8, 16 or "
-                "32 threads (CUDA's multi-warp tiles of 64 to 512 need block_tile_memory, which it "
-                "does not provide)");
+                "thread_block_tile<Size>: Size is 1, 2, 4, 8, 16, 32 or one of 64/128/256/512, as "
+                "in CUDA");
 
  public:
   static unsigned int thread_rank() {
@@ -503,29 +509,42 @@ class tile_base : public thread_group {
   static unsigned first_lane() { return ::cudalab::emu::detail::lane_in_warp() & ~(Size - 1u); }
 };
 
+// A tile of up to a warp, or of several warps (cooperative_groups_multi_warp.hpp).
+template <unsigned int Size>
+using tile_base_of =
+    std::conditional_t<is_multi_warp_tile_size<Size>, multi_warp_tile_base<Size>, tile_base<Size>>;
+
 }  // namespace details
 
 template <unsigned int Size, class ParentT = void>
-class thread_block_tile : public details::tile_base<Size> {
+class thread_block_tile : public details::tile_base_of<Size> {
  public:
   // What tiled_partition<Size>(parent) makes: the tiles of `parent` in rank
   // order; meta_group_rank() is this tile's, meta_group_size() their number.
-  explicit thread_block_tile(const ParentT& parent)
-      : details::tile_base<Size>(static_cast<unsigned>(parent.thread_rank()) / Size,
-                                 (static_cast<unsigned>(parent.size()) + Size - 1) / Size) {}
+  // A multi-warp tile's construction syncs the parent, as in CUDA.
+  explicit thread_block_tile(const ParentT& parent,
+                             std::source_location site = std::source_location::current()) requires
+      details::is_multi_warp_tile_size<Size>
+      : details::tile_base_of<Size>(parent, static_cast<unsigned>(parent.thread_rank()) / Size,
+                                    (static_cast<unsigned>(parent.size()) + Size - 1) / Size,
+                                    site) {}
+  explicit thread_block_tile(const ParentT& parent) requires(
+      !details::is_multi_warp_tile_size<Size>)
+      : details::tile_base_of<Size>(static_cast<unsigned>(parent.thread_rank()) / Size,
+                                    (static_cast<unsigned>(parent.size()) + Size - 1) / Size) {}
 };
 
 // The tile without its parent's type, which every tile converts to.
 template <unsigned int Size>
-class thread_block_tile<Size, void> : public details::tile_base<Size> {
+class thread_block_tile<Size, void> : public details::tile_base_of<Size> {
  public:
   template <class ParentT>
   thread_block_tile(const thread_block_tile<Size, ParentT>& tile)  // NOLINT: implicit, as in CUDA
-      : details::tile_base<Size>(tile.meta_group_rank(), tile.meta_group_size()) {}
+      : details::tile_base_of<Size>(tile.meta_group_rank(), tile.meta_group_size()) {}
 
  private:
   friend thread_block_tile<1, void> this_thread();
-  thread_block_tile() : details::tile_base<Size>(0, 1) {}
+  thread_block_tile() : details::tile_base_of<Size>(0, 1) {}
 };
 
 namespace details {
@@ -537,10 +556,13 @@ struct is_tile<thread_block_tile<Size, ParentT>> : std::true_type {};
 
 template <unsigned int Size, class ParentT>
 thread_block_tile<Size, ParentT> tiled_partition(const ParentT& parent) {
-  static_assert(details::is_single_warp_tile_size<Size>,
-                "tiled_partition<Size>: the cudalab emulator provides tiles of 1, 2, 4, 8, 16 or "
-                "32 threads (CUDA's multi-warp tiles of 64 to 512 need block_tile_memory, which it "
-                "does not provide)");
+  static_assert(details::is_single_warp_tile_size<Size> || details::is_multi_warp_tile_size<Size>,
+                "tiled_partition<Size>: Size is 1, 2, 4, 8, 16, 32 or one of 64/128/256/512, as in "
+                "CUDA");
+  if constexpr (details::is_tile<ParentT>::value && details::is_multi_warp_tile_size<Size>) {
+    static_assert(Size < ParentT::num_threads(),
+                  "Tile size bigger or equal to the parent group size (CUDA's message)");
+  }
   static_assert(std::is_same_v<ParentT, thread_block> || details::is_tile<ParentT>::value,
                 "tiled_partition<Size>(parent): the parent is a thread_block or a "
                 "thread_block_tile, as in CUDA (a coalesced_group takes tiled_partition(g, n))");
@@ -698,13 +720,19 @@ CUDALAB_EMU_CG_NOT_PROVIDED(inclusive_scan_update, " (needs cuda::atomic)")
 CUDALAB_EMU_CG_NOT_PROVIDED(exclusive_scan_update, " (needs cuda::atomic)")
 #undef CUDALAB_EMU_CG_NOT_PROVIDED
 
-// block_tile_memory: the scratch of CUDA's multi-warp tiles.
+// block_tile_memory: the scratch of CUDA's multi-warp tiles, which a block
+// declares __shared__ and passes to this_thread_block(). From sm_80 on the
+// GPU ignores it (its reserved shared memory serves), and so does the
+// emulator, whose tiles keep their own (cooperative_groups_multi_warp.hpp).
 template <unsigned int MaxBlockSize = 1024>
 struct block_tile_memory {
-  static_assert(::cudalab::emu::detail::not_provided<block_tile_memory>,
-                "cooperative_groups::block_tile_memory (multi-warp tiles) is not provided by the "
-                "cudalab emulator");
+  static_assert(MaxBlockSize >= 1 && MaxBlockSize <= 1024,
+                "block_tile_memory<MaxBlockSize>: a block has at most 1024 threads");
 };
+template <unsigned int MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
+  return this_thread_block();
+}
 
 }  // namespace cooperative_groups
 

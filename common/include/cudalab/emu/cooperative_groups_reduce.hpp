@@ -5,6 +5,9 @@
 //     rounds of out = op(out, shfl_xor(out, m)) for m = Size/2, ..., 2, 1;
 //     every lane ends with the same value (a + b and b + a are the same
 //     float);
+//   a multi-warp tile (64 to 512 threads): each warp's butterfly, then a
+//     butterfly over the warps' results (cooperative_groups_multi_warp.hpp),
+//     as CUDA's multi_warp_collectives_helper;
 //   a partial coalesced group: the inclusive scan of scan.h, then every lane
 //     takes the last rank's result.
 // On sm_80 and later the GPU computes integer plus/less/greater/and/or/xor
@@ -31,8 +34,22 @@ remove_qual<T> butterfly(const T& value, Op& op, Xor shuffle_xor) {
 template <unsigned int Size, class ParentT, class T, class Op>
 remove_qual<T> reduce_in(const thread_block_tile<Size, ParentT>& group, const T& value, Op& op,
                          const std::source_location& site) {
-  return butterfly<Size>(
-      value, op, [&](const remove_qual<T>& v, unsigned m) { return group.shfl_xor(v, m, site); });
+  using V = remove_qual<T>;
+  if constexpr (is_multi_warp_tile_size<Size>) {
+    return group.template reduce_over_warps<V>(
+        [&] {
+          return butterfly<32>(value, op, [&](const V& v, unsigned m) {
+            return ::cudalab::emu::detail::shuffle_pieces<V>(v, [&](auto piece) {
+              return api::__shfl_xor_sync(::cudalab::emu::detail::existing_lanes(), piece,
+                                          static_cast<int>(m), 32, site);
+            });
+          });
+        },
+        op, site);
+  } else {
+    return butterfly<Size>(value, op,
+                           [&](const V& v, unsigned m) { return group.shfl_xor(v, m, site); });
+  }
 }
 template <class T, class Op>
 remove_qual<T> reduce_in(const coalesced_group& group, const T& value, Op& op,

@@ -74,6 +74,9 @@ remove_qual<T> inclusive_scan_non_contiguous(const coalesced_group& group, const
 template <unsigned int Size, class ParentT, class T, class Op>
 remove_qual<T> inclusive_scan_in(const thread_block_tile<Size, ParentT>& group, const T& value,
                                  Op& op, const std::source_location& site) {
+  static_assert(!is_multi_warp_tile_size<Size>,
+                "cg::inclusive_scan/exclusive_scan on a tile of more than 32 threads is not "
+                "provided by the cudalab emulator (CUDA has it; cg::reduce is provided)");
   return inclusive_scan_contiguous(group, value, op, site);
 }
 template <class T, class Op>
