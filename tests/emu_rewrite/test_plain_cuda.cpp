@@ -13,7 +13,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/random.hpp"
 #include "host_builtin_names.cuh"  // rewritten copies, as plain_kernels.cuh
-#include "plain_kernels.cuh"  // the rewritten copy: the include path names its folder
+#include "plain_kernels.cuh"       // the rewritten copy: the include path names its folder
 
 namespace {
 

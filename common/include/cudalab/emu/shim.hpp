@@ -46,9 +46,11 @@
 // cudaMalloc & co (and C++ helpers that call them); the macros at the end
 // redirect every use to the emulator's functions or make it a compile error.
 // It is included here, before those macros, so that a later #include of it
-// is a no-op instead of a header the macros would break.
+// is a no-op instead of a header the macros would break; so is
+// cuda_profiler_api.h (cudaProfilerStart/Stop).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <driver_types.h>
 #include <vector_types.h>
