@@ -4,11 +4,13 @@
 // same answer, as on the GPU.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
 #include <string_view>
+#include <thread>
 
 #include "cudalab/emu/cooperative_launch.hpp"
 #include "cudalab/emu/runtime.hpp"
@@ -40,6 +42,8 @@ std::size_t host_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * page : 0;
 }
 
+int host_cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 // What the GPU of the profile reports; false for a number that is no
 // attribute.
 constexpr bool gpu_attribute(cudaDeviceAttr attr, Profile profile, int* value) {
@@ -69,7 +73,7 @@ constexpr int gpu_attribute(cudaDeviceAttr attr, Profile profile) {
   return gpu_attribute(attr, profile, &value) ? value : -1;
 }
 
-// The emulator's own limits are the table's, on either profile.
+// The emulator's own limits are the table's GPUs', on either profile.
 static_assert(gpu_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, Profile::h100) ==
               kMaxDynamicSharedBytes);
 static_assert(gpu_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, Profile::h200) ==
