@@ -24,6 +24,12 @@ HIP, and leaves every other byte alone:
         __global__ void k(PARAMS) { static_cast<void>(&<registration><&k, (X), (Y), (Z)>);
         (a template kernel names itself k<ITS PARAMETERS>): the registration's
         initialiser records the shape before main, so a plain k<<<...>>> runs as clusters.
+    threadIdx, blockIdx, blockDim, gridDim outside __global__/__device__ code
+        (`dim3 gridDim;`, `params.gridDim`): host names, not the builtins. The
+        namespace-scope declaration that holds them is bracketed by
+        `#pragma push_macro` + `#undef` ... `#pragma pop_macro` of the shim's
+        builtin macros, with `#line` after each so lines stay right; inside it,
+        device code reads the builtins through their CUDALAB_EMU_ spelling.
 
 It skips comments, string, character and raw-string literals and preprocessor
 lines, except the bodies of #define, where launches are real code too.
@@ -55,6 +61,10 @@ NAMESPACE_DYNAMIC = "::cudalab::emu::dynamic_shared_at_namespace"
 CONSTANT = "::cudalab::emu::constant_symbol"
 DEVICE_SYMBOL = "::cudalab::emu::detail::register_device_symbol"
 CLUSTER_DIMS = "::cudalab::emu::detail::compiled_cluster_dims_registered"
+# The shim's object-like macros for CUDA's builtin variables, each an alias of
+# CUDALAB_EMU_<name> (cudalab/emu/builtin_variables.hpp).
+BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+BUILTIN_SPELLING = "CUDALAB_EMU_"
 
 # Longest first: the lexer takes the longest punctuator that matches.
 # `<<<` and `>>>` are tokens of their own (as in nvcc), so a launch is found
@@ -847,8 +857,77 @@ class Rewriter:
                 out += "\n"
         return out
 
+    # ---- builtin names in host code
+    def device_bodies(self, seq):
+        """(open, close) positions of the bodies of __global__/__device__
+        functions and lambdas in `seq` (a `__device__` variable has none)."""
+        bodies = []
+        for p, index in enumerate(seq):
+            if self.tokens[index].text not in ("__global__", "__device__"):
+                continue
+            q = p + 1
+            while q < len(seq):
+                t = self.text(seq, q)
+                if t in (";", "=", ")", "]", "}"):
+                    break
+                if t in ("(", "["):
+                    q = self.match_forward(seq, q)
+                elif t == "{":
+                    bodies.append((q, self.match_forward(seq, q)))
+                    break
+                q += 1
+        return bodies
+
+    def namespace_entities(self, seq):
+        """(first, last) positions of each declaration or definition at
+        namespace scope in group 0, the extent a host name is bracketed over."""
+        entities, first, depth = [], None, 0
+        for p, index in enumerate(seq):
+            t = self.tokens[index].text
+            if depth == 0 and (index in self.namespace_braces or t == "}"):
+                first = None  # a namespace opens or closes: no entity spans it
+                continue
+            if first is None:
+                first = p
+            if t == "{":
+                depth += 1
+            elif t == "}":
+                depth -= 1
+                if depth == 0 and self.text(seq, p + 1) != ";":
+                    entities.append((first, p))
+                    first = None
+            elif t == ";" and depth == 0:
+                entities.append((first, p))
+                first = None
+        return entities
+
+    def rewrite_host_builtin_names(self):
+        seq = self.code.get(0, [])
+        uses = [p for p, index in enumerate(seq) if self.tokens[index].text in BUILTINS]
+        if not uses:
+            return
+        in_device = set()
+        for open_, close in self.device_bodies(seq):
+            in_device.update(range(open_, close + 1))
+        host_uses = [p for p in uses if p not in in_device]
+        for first, last in self.namespace_entities(seq):
+            if not any(first <= p <= last for p in host_uses):
+                continue
+            for p in uses:
+                if first <= p <= last and p in in_device and self.text(seq, p - 1) not in (
+                        ".", "->", "::"):
+                    self.replace[seq[p]] = BUILTIN_SPELLING + self.text(seq, p)
+            undef = "".join(f'#pragma push_macro("{n}")\n#undef {n}\n' for n in BUILTINS)
+            redo = "".join(f'#pragma pop_macro("{n}")\n' for n in BUILTINS)
+            start, end = seq[first], seq[last]
+            self.prefix[start] = (self.prefix.get(start, "") + "\n" + undef +
+                                  f"#line {self.tokens[start].line}\n")
+            self.replace[end] = (self.replace.get(end, self.tokens[end].text) + "\n" + redo +
+                                 f"#line {self.tokens[end].line}\n")
+
     # ---- driver
     def run(self):
+        self.rewrite_host_builtin_names()
         for group, seq in self.code.items():
             for p, index in enumerate(seq):
                 t = self.tokens[index].text

@@ -173,13 +173,28 @@ std::vector<AllocationInfo> live_allocations() {
 // ---- page-locked host memory ----------------------------------------------------------
 
 namespace {
+// A page-locked range: allocated here (cudaMallocHost, freed by
+// cudaFreeHost) or the caller's memory registered (cudaHostRegister, ended
+// by cudaHostUnregister; never freed here).
+struct PinnedRange {
+  std::size_t bytes;
+  bool registered;
+};
 struct PinnedRegistry {
   std::shared_mutex mutex;
-  std::map<std::uintptr_t, std::size_t> live;  // base -> bytes
+  std::map<std::uintptr_t, PinnedRange> live;  // base -> range
 };
 PinnedRegistry& pinned() {
   static PinnedRegistry r;
   return r;
+}
+// The live range containing `address`; end() if none. Caller holds the lock.
+std::map<std::uintptr_t, PinnedRange>::iterator containing(PinnedRegistry& r,
+                                                           std::uintptr_t address) {
+  auto it = r.live.upper_bound(address);
+  if (it == r.live.begin()) return r.live.end();
+  --it;
+  return address < it->first + it->second.bytes ? it : r.live.end();
 }
 }  // namespace
 
@@ -190,7 +205,7 @@ void* allocate_pinned(std::size_t bytes) {
   if (!memory) return nullptr;
   PinnedRegistry& r = pinned();
   std::unique_lock lock(r.mutex);
-  r.live[reinterpret_cast<std::uintptr_t>(memory)] = std::max<std::size_t>(bytes, 1);
+  r.live[reinterpret_cast<std::uintptr_t>(memory)] = {std::max<std::size_t>(bytes, 1), false};
   return memory;
 }
 
@@ -198,9 +213,30 @@ bool release_pinned(void* base) {
   PinnedRegistry& r = pinned();
   std::unique_lock lock(r.mutex);
   auto it = r.live.find(reinterpret_cast<std::uintptr_t>(base));
-  if (it == r.live.end()) return false;
+  if (it == r.live.end() || it->second.registered) return false;
   r.live.erase(it);
   std::free(base);
+  return true;
+}
+
+bool register_pinned(void* base, std::size_t bytes) {
+  const auto first = reinterpret_cast<std::uintptr_t>(base);
+  PinnedRegistry& r = pinned();
+  std::unique_lock lock(r.mutex);
+  // Any overlap with a page-locked range is refused, as the driver does.
+  auto next = r.live.lower_bound(first);
+  if (next != r.live.end() && next->first < first + bytes) return false;
+  if (containing(r, first) != r.live.end()) return false;
+  r.live[first] = {bytes, true};
+  return true;
+}
+
+bool unregister_pinned(void* base) {
+  PinnedRegistry& r = pinned();
+  std::unique_lock lock(r.mutex);
+  auto it = r.live.find(reinterpret_cast<std::uintptr_t>(base));
+  if (it == r.live.end() || !it->second.registered) return false;
+  r.live.erase(it);
   return true;
 }
 
@@ -208,10 +244,8 @@ bool is_pinned(const void* p, std::size_t bytes) noexcept {
   const auto address = reinterpret_cast<std::uintptr_t>(p);
   PinnedRegistry& r = pinned();
   std::shared_lock lock(r.mutex);
-  auto it = r.live.upper_bound(address);
-  if (it == r.live.begin()) return false;
-  --it;
-  return address >= it->first && address + bytes <= it->first + it->second;
+  auto it = containing(r, address);
+  return it != r.live.end() && address + bytes <= it->first + it->second.bytes;
 }
 
 }  // namespace cudalab::emu::detail

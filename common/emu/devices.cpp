@@ -23,6 +23,10 @@ thread_local int this_thread_device = 0;
 // Bit p of entry d: device d enabled access to device p's memory.
 std::array<std::atomic<std::uint64_t>, kMaxDevices> peers_enabled{};
 
+// What cudaSetDeviceFlags chose per device. The emulator's host threads wait
+// the same way whatever the scheduling flag, so the flags are only reported.
+std::array<std::atomic<unsigned>, kMaxDevices> device_flags{};
+
 int devices_from_environment() {
   const char* env = std::getenv("CUDALAB_EMU_DEVICES");
   if (!env || !*env) return 1;
@@ -83,6 +87,24 @@ cudaError_t cudaGetDevice(int* device) {
 cudaError_t cudaSetDevice(int device) {
   if (!detail::is_device(device)) return fail(cudaErrorInvalidDevice);
   detail::this_thread_device = device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  if (flags & ~static_cast<unsigned>(cudaDeviceMask)) return fail(cudaErrorInvalidValue);
+  // At most one way of waiting: spin, yield or block.
+  const unsigned schedule = flags & cudaDeviceScheduleMask;
+  if (schedule & (schedule - 1)) return fail(cudaErrorInvalidValue);
+  detail::device_flags[static_cast<std::size_t>(detail::this_thread_device)].store(flags);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
+  if (!flags) return fail(cudaErrorInvalidValue);
+  // Mapped page-locked memory is always on under unified addressing, and the
+  // runtime reports it so.
+  *flags = detail::device_flags[static_cast<std::size_t>(detail::this_thread_device)].load() |
+           cudaDeviceMapHost;
   return cudaSuccess;
 }
 

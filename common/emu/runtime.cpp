@@ -3,13 +3,10 @@
 #include "cudalab/emu/runtime.hpp"
 #include "cudalab/emu/cluster_launch.hpp"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "device_side_effects.hpp"
 #include "engine.hpp"
@@ -511,51 +508,6 @@ cudaError_t cudaDeviceReset() {
   return cudaSuccess;
 }
 
-cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
-  if (!prop) return fail(cudaErrorInvalidValue);
-  if (!detail::is_device(device)) return fail(cudaErrorInvalidDevice);
-  std::memset(prop, 0, sizeof *prop);
-  std::strncpy(prop->name, kDeviceName, sizeof prop->name - 1);
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  prop->totalGlobalMem = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * page : 0;
-  prop->sharedMemPerBlock = 48 * 1024;
-  prop->sharedMemPerBlockOptin = kMaxDynamicSharedBytes;
-  prop->sharedMemPerMultiprocessor = 228 * 1024;
-  prop->regsPerBlock = 65536;
-  prop->regsPerMultiprocessor = 65536;
-  prop->warpSize = 32;
-  prop->maxThreadsPerBlock = 1024;
-  prop->maxThreadsDim[0] = 1024;
-  prop->maxThreadsDim[1] = 1024;
-  prop->maxThreadsDim[2] = 64;
-  prop->maxGridSize[0] = 0x7fffffff;
-  prop->maxGridSize[1] = 65535;
-  prop->maxGridSize[2] = 65535;
-  prop->maxThreadsPerMultiProcessor = 2048;
-  prop->maxBlocksPerMultiProcessor = 32;
-  prop->totalConstMem = 64 * 1024;
-  // The emulator models the memory system of compute capability 9.0 (32-byte
-  // sectors, 128-byte lines, 32 banks); one "multiprocessor" per host worker.
-  prop->major = 9;
-  prop->minor = 0;
-  prop->multiProcessorCount = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  prop->l2CacheSize = 0;
-  prop->unifiedAddressing = 1;
-  prop->concurrentKernels = 0;
-  prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel (cooperative_launch.cpp)
-  // cudaMallocManaged, on the strict model: no host access while a kernel
-  // is outstanding (managed_memory.cpp); an H200 under Linux has 1.
-  prop->managedMemory = 1;
-  prop->concurrentManagedAccess = 0;
-  prop->pageableMemoryAccess = 0;
-  prop->memPitch = 0x7fffffff;
-  prop->textureAlignment = 512;
-  // Each virtual device its own slot on the bus, as tools that tell GPUs apart read it.
-  prop->pciBusID = device + 1;
-  prop->pciDeviceID = 0;
-  return cudaSuccess;
-}
-
 cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int value) {
   switch (attr) {
     case cudaFuncAttributeMaxDynamicSharedMemorySize:
@@ -568,69 +520,6 @@ cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attr, int
     default:
       return fail(cudaErrorInvalidValue);
   }
-}
-
-cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
-  if (!value) return fail(cudaErrorInvalidValue);
-  if (!detail::is_device(device)) return fail(cudaErrorInvalidDevice);
-  cudaDeviceProp p;
-  cudaGetDeviceProperties(&p, device);
-  switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock:
-      *value = p.maxThreadsPerBlock;
-      break;
-    case cudaDevAttrWarpSize:
-      *value = p.warpSize;
-      break;
-    case cudaDevAttrMultiProcessorCount:
-      *value = p.multiProcessorCount;
-      break;
-    case cudaDevAttrCooperativeLaunch:
-      *value = p.cooperativeLaunch;
-      break;
-    case cudaDevAttrManagedMemory:
-      *value = p.managedMemory;
-      break;
-    case cudaDevAttrConcurrentManagedAccess:
-      *value = p.concurrentManagedAccess;
-      break;
-    case cudaDevAttrPageableMemoryAccess:
-      *value = p.pageableMemoryAccess;
-      break;
-    case cudaDevAttrComputeCapabilityMajor:
-      *value = p.major;
-      break;
-    case cudaDevAttrComputeCapabilityMinor:
-      *value = p.minor;
-      break;
-    case cudaDevAttrMaxSharedMemoryPerBlock:
-      *value = static_cast<int>(p.sharedMemPerBlock);
-      break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-      *value = static_cast<int>(p.sharedMemPerBlockOptin);
-      break;
-    case cudaDevAttrMaxBlockDimX:
-      *value = 1024;
-      break;
-    case cudaDevAttrMaxBlockDimY:
-      *value = 1024;
-      break;
-    case cudaDevAttrMaxBlockDimZ:
-      *value = 64;
-      break;
-    case cudaDevAttrMaxGridDimX:
-      *value = 0x7fffffff;
-      break;
-    case cudaDevAttrMaxGridDimY:
-      *value = 65535;
-      break;
-    case cudaDevAttrMaxGridDimZ:
-      *value = 65535;
-      break;
-    default:
-      return fail(cudaErrorInvalidValue);
-  }
-  return cudaSuccess;
 }
 
 }  // namespace cudalab::emu

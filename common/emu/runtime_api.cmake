@@ -104,7 +104,7 @@ function(cudalab_write_runtime_api undef_output rename_output)
   # The C API declares each function as `... CUDARTAPI cudaName(`; the C++
   # overloads and helpers of cuda_runtime.h as `__host__ ... cudaName(`.
   set(names "")
-  foreach(header cuda_runtime_api.h cuda_runtime.h)
+  foreach(header cuda_runtime_api.h cuda_runtime.h cuda_profiler_api.h)
     find_file(cudalab_header_${header} ${header} PATHS ${CUDAToolkit_INCLUDE_DIRS} NO_DEFAULT_PATH)
     if(NOT cudalab_header_${header})
       message(FATAL_ERROR "cudalab emulator: ${header} not found in ${CUDAToolkit_INCLUDE_DIRS}")
@@ -138,9 +138,10 @@ function(cudalab_write_runtime_api undef_output rename_output)
            "// the names the emulator provides, for shim.hpp to undo CUDA's own macros of\n"
            "// them (--default-stream per-thread). Do not edit.\n#pragma once\n\n")
   string(CONCAT rename_text "${generated_by}\n"
-           "// and the toolkit's cuda_runtime_api.h and cuda_runtime.h: each name the emulator\n"
-           "// provides, mapped onto cudalab::emu; then every other runtime function, a\n"
-           "// compile error naming it. shim.hpp includes this last. Do not edit.\n"
+           "// and the toolkit's cuda_runtime_api.h, cuda_runtime.h and cuda_profiler_api.h:\n"
+           "// each name the emulator provides, mapped onto cudalab::emu; then every other\n"
+           "// runtime function, a compile error naming it. shim.hpp includes this last.\n"
+           "// Do not edit.\n"
            "#pragma once\n\n// Provided (runtime_api.def).\n")
   foreach(name IN LISTS provided)
     string(APPEND undef_text "#undef ${name}\n")

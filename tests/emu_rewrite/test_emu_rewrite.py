@@ -429,5 +429,68 @@ class ClusterDims(RewriteCase):
                 emu_rewrite.rewrite(source, "/src/k.cuh")
 
 
+class HostBuiltinNames(unittest.TestCase):
+    """threadIdx & co as host names: the declaration that holds one is
+    bracketed by push/undef/pop of the shim's macros, its device code reads
+    the CUDALAB_EMU_ spelling, and #line keeps every line where it was."""
+
+    def rewrite(self, source):
+        return emu_rewrite.rewrite(textwrap.dedent(source), "/src/k.cuh")
+
+    def lines_as_compiled(self, out):
+        """{line: text} of the output, as the compiler numbers it after #line."""
+        lines, number = {}, 0
+        for text in out.split("\n"):
+            directive = text.strip()
+            if directive.startswith("#line"):
+                number = int(directive.split()[1])
+                continue
+            if directive.startswith(("#pragma push_macro", "#pragma pop_macro", "#undef")):
+                continue
+            if text:
+                lines[number] = lines.get(number, "") + text
+            number += 1
+        return lines
+
+    def test_device_code_alone_is_untouched(self):
+        source = "__global__ void k(int* p) { p[threadIdx.x] = gridDim.x; }\n"
+        self.assertEqual(self.rewrite(source), '#line 1 "/src/k.cuh"\n' + source)
+
+    def test_host_variables_and_members_are_bracketed(self):
+        out = self.rewrite("""\
+            __global__ void k(int* p) { p[threadIdx.x] = blockDim.x; }
+            void launch(int* p) {
+              dim3 gridDim(2), blockDim(32);
+              cudaKernelNodeParams params{};
+              params.gridDim = gridDim;
+              k<<<gridDim, blockDim>>>(p);
+            }
+            """)
+        head, _, rest = out.partition("#pragma push_macro")
+        self.assertIn("p[threadIdx.x] = blockDim.x;", head, "the kernel must keep the macros")
+        self.assertEqual(rest.count("#undef"), 4)
+        for name in emu_rewrite.BUILTINS:
+            self.assertIn(f'#pragma pop_macro("{name}")', rest)
+        lines = self.lines_as_compiled(out)
+        self.assertEqual(lines[3], "  dim3 gridDim(2), blockDim(32);")
+        self.assertEqual(lines[5], "  params.gridDim = gridDim;")
+        self.assertEqual(lines[7], "}")
+
+    def test_device_code_inside_a_bracketed_declaration_reads_the_builtin(self):
+        out = self.rewrite("""\
+            struct Shape {
+              dim3 gridDim;
+              __device__ static unsigned lane() { return threadIdx.x % 32; }
+              __device__ unsigned block() const { return blockIdx.x; }
+            };
+            """)
+        lines = self.lines_as_compiled(out)
+        self.assertIn("return CUDALAB_EMU_threadIdx.x % 32;", lines[3])
+        self.assertIn("return CUDALAB_EMU_blockIdx.x;", lines[4],
+                      "a use in device code means the builtin, as nvcc reads it")
+        self.assertEqual(lines[2], "  dim3 gridDim;")
+        self.assertEqual(lines[5], "};")
+
+
 if __name__ == "__main__":
     unittest.main()

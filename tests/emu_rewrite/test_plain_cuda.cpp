@@ -1,7 +1,9 @@
 // kernels/plain_kernels.cuh, plain CUDA rewritten by cudalab_emu_rewrite and
 // compiled by the host compiler, runs on the emulator: launches of a template
 // kernel with and without its template arguments written out, of a plain
-// kernel with a stream argument, and dynamic shared memory.
+// kernel with a stream argument, and dynamic shared memory;
+// kernels/host_builtin_names.cuh, host variables and members named gridDim and
+// blockDim beside kernels that read the builtins.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,8 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/random.hpp"
-#include "plain_kernels.cuh"  // the rewritten copy: the include path names its folder
+#include "host_builtin_names.cuh"  // rewritten copies, as plain_kernels.cuh
+#include "plain_kernels.cuh"       // the rewritten copy: the include path names its folder
 
 namespace {
 
@@ -60,6 +63,20 @@ TEST(EmuRewrite, DynamicSharedMemoryFromTheThirdChevronArgument) {
     std::reverse(expected.begin() + b * block_size, expected.begin() + (b + 1) * block_size);
   }
   EXPECT_EQ(data.copy_to_host(), expected);
+}
+
+TEST(EmuRewrite, HostVariablesAndMembersNamedLikeTheBuiltins) {
+  const unsigned blocks = 3;
+  const unsigned threads = 32;
+  const unsigned n = blocks * threads;
+  cudalab::DeviceBuffer<unsigned> out(std::vector<unsigned>(2 * n, 0));
+  launch_through_host_names(out.data(), blocks, threads);
+  CUDA_CHECK_LAUNCH();
+  const std::vector<unsigned> got = out.copy_to_host();
+  for (unsigned i = 0; i < n; ++i) {
+    ASSERT_EQ(got[i], i + blocks * 1000u) << "blockIdx/blockDim/threadIdx/gridDim at " << i;
+    ASSERT_EQ(got[n + i], i % threads) << "threadIdx read beside members named blockDim at " << i;
+  }
 }
 
 }  // namespace

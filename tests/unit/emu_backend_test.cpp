@@ -174,7 +174,11 @@ TEST(EmuDeviceInfo, TheEmulatorDescribesItself) {
   ASSERT_GT(gpus.count, 0) << gpus.reason;
   const cudalab::DeviceFacts facts = cudalab::query_device();
   EXPECT_EQ(facts.name, cudalab::emu::kDeviceName);
-  EXPECT_GT(facts.sm_count, 0);
+  EXPECT_GT(facts.sm_count, 0);  // one per host core
+  // What an H100 and an H200 share (common/emu/device_attributes.def).
+  EXPECT_EQ(facts.compute_capability(), "9.0");
+  EXPECT_EQ(facts.clock_khz, 1980000);
+  EXPECT_GT(facts.memory_clock_khz, 0);
   EXPECT_THROW(cudalab::query_device(gpus.count), cudalab::CudaError);
 }
 

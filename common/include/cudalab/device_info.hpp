@@ -62,15 +62,16 @@ inline DeviceFacts query_device(int device = 0) {
   facts.l2_bytes = static_cast<std::size_t>(properties.l2CacheSize);
   facts.global_memory_bytes = properties.totalGlobalMem;
   facts.memory_bus_bits = properties.memoryBusWidth;
-#if CUDALAB_GPU
-  // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes remain.
+  // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes remain
+  // (on the emulator, the H100's or H200's it describes).
   CUDA_CHECK(cudaDeviceGetAttribute(&facts.clock_khz, cudaDevAttrClockRate, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&facts.memory_clock_khz, cudaDevAttrMemoryClockRate, device));
+#if CUDALAB_GPU
   CUDA_CHECK(cudaDriverGetVersion(&facts.driver_version));
   CUDA_CHECK(cudaRuntimeGetVersion(&facts.runtime_version));
 #else
-  // The emulator has no clocks, driver or runtime library: all stay 0 (the
-  // versions are written as "unknown" in result files).
+  // The emulator has no driver or runtime library: both stay 0 (written as
+  // "unknown" in result files).
 #endif
   return facts;
 }

@@ -6,8 +6,8 @@
 //   * CUDA's own types, unchanged: dim3, uint3, float4, cudaError_t (with its
 //     real codes), cudaMemcpyKind, cudaDeviceProp, cudaStream_t, __half,
 //     __nv_bfloat16 (vector_types.h, driver_types.h, cuda_fp16.h, cuda_bf16.h).
-//   * threadIdx, blockIdx, blockDim, gridDim (of the CUDA thread running now),
-//     warpSize.
+//   * threadIdx, blockIdx, blockDim, gridDim (of the CUDA thread running now;
+//     in a rewritten file also host variable and member names), warpSize.
 //   * __syncthreads (+ _count/_and/_or), __syncwarp, __shfl_sync,
 //     __shfl_up_sync, __shfl_down_sync, __shfl_xor_sync, __ballot_sync,
 //     __any_sync, __all_sync, __activemask.
@@ -46,9 +46,11 @@
 // cudaMalloc & co (and C++ helpers that call them); the macros at the end
 // redirect every use to the emulator's functions or make it a compile error.
 // It is included here, before those macros, so that a later #include of it
-// is a no-op instead of a header the macros would break.
+// is a no-op instead of a header the macros would break; so is
+// cuda_profiler_api.h (cudaProfilerStart/Stop).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <driver_types.h>
 #include <vector_types.h>
@@ -88,19 +90,9 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 using namespace ::cudalab::emu::device_api;
 
 // ---- builtin variables -------------------------------------------------------------
-#if defined(__SANITIZE_THREAD__)
-// Instrumented code (cudalab_emu_instrument): values read past the
-// instrumentation, so that they cost no hook call (thread_state.hpp).
-#define threadIdx (::cudalab::emu::detail::thread_idx())
-#define blockIdx (::cudalab::emu::detail::block_idx())
-#define blockDim (::cudalab::emu::detail::block_dim())
-#define gridDim (::cudalab::emu::detail::grid_dim())
-#else
-#define threadIdx (::cudalab::emu::detail::current_thread->thread_idx)
-#define blockIdx (::cudalab::emu::detail::current_thread->block->block_idx)
-#define blockDim (::cudalab::emu::detail::current_thread->block->block_dim)
-#define gridDim (::cudalab::emu::detail::current_thread->block->grid_dim)
-#endif
+// threadIdx, blockIdx, blockDim, gridDim: macros, which a rewritten file's
+// host code may still use as names (builtin_variables.hpp).
+#include "cudalab/emu/builtin_variables.hpp"
 
 // ---- qualifiers ----------------------------------------------------------------------
 // Kernels live in headers included by several translation units; `inline`
