@@ -101,9 +101,10 @@ TEST(DeviceAttributesEmu, WhatBothProfilesShare) {
     EXPECT_EQ(attribute(cudaDevAttrClockRate), 1980000);
     EXPECT_EQ(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin),
               static_cast<int>(cudalab::emu::kMaxDynamicSharedBytes));
+    // Thread block clusters launch on the emulator (docs/emulator.md).
+    EXPECT_EQ(attribute(cudaDevAttrClusterLaunch), 1);
     // Where the emulator's model differs on purpose (device_attributes.def).
     EXPECT_EQ(attribute(cudaDevAttrConcurrentManagedAccess), 0);
-    EXPECT_EQ(attribute(cudaDevAttrClusterLaunch), 0);
     EXPECT_EQ(attribute(cudaDevAttrPciBusId), 1);
     EXPECT_EQ(attribute(cudaDevAttrMultiProcessorCount),
               static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));

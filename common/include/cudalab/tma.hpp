@@ -49,6 +49,10 @@
 #endif
 
 namespace cudalab {
+// In the backend's namespace: a test binary links an emulator and a GPU
+// translation unit, and each must keep its own (one encodes for the driver,
+// the other for the emulator).
+inline namespace CUDALAB_BACKEND {
 
 // The tensor map of a tensor at `base` (16-byte aligned) with `dims`
 // elements along each dimension (dimension 0 contiguous), `strides` in bytes
@@ -100,6 +104,8 @@ inline CUtensorMap make_tensor_map(
   CUtensorMap map = encoded;
   return map;
 }
+
+}  // namespace CUDALAB_BACKEND
 
 #if defined(__CUDACC__)
 
