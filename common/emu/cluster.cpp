@@ -34,9 +34,13 @@
 // thread waits on an mbarrier and some peer is neither finished nor blocked,
 // the owner's host thread waits for mail (a condition variable); if every
 // peer stays finished or blocked, no arrival can come, and the block's
-// stall is reported as a hang naming the mbarrier.
+// stall is reported as a hang naming the mbarrier. A multicast bulk tensor
+// copy (tma_copies.cpp) travels the same mailbox, and is taken sooner: at
+// the owner's threads' next shared access (take_posted_copies), so that a
+// read of its box before the wait is reported as a race with the copy.
 #include "cluster_model.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +51,7 @@
 #include "block_run.hpp"
 #include "cudalab/emu/cooperative_groups_cluster.hpp"
 #include "cudalab/emu/mbarrier.hpp"
+#include "mbarrier_model.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -244,8 +249,8 @@ void cluster_own_shared_access(BlockRun& run, std::uintptr_t address, std::size_
 
 namespace {
 
-// The rank's host thread blocks in a cluster barrier (true) or is back.
-void set_stalled(ClusterRun& cluster, unsigned rank, bool stalled) {
+// The rank's host thread blocks in a cluster barrier, or is back (running).
+void set_stalled(ClusterRun& cluster, unsigned rank, ClusterRun::Stall stalled) {
   {
     std::lock_guard lock(cluster.mailbox_mutex);
     cluster.stalled[rank] = stalled;
@@ -264,7 +269,12 @@ bool waits_on_mbarrier(const BlockRun& run) {
 // mailbox_mutex): no arrival can come.
 bool no_peer_can_arrive(const ClusterRun& cluster, unsigned me) {
   for (unsigned r = 0; r < cluster.members.size(); ++r) {
-    if (r != me && !cluster.finished[r].load(std::memory_order_acquire) && !cluster.stalled[r]) {
+    if (r == me || cluster.finished[r].load(std::memory_order_acquire)) continue;
+    if (cluster.stalled[r] == ClusterRun::Stall::running) return false;
+    // Still inside a cluster barrier this block has passed: it comes out
+    // (its interval is read only while it is stalled, under the mutex).
+    if (cluster.stalled[r] == ClusterRun::Stall::in_cluster_barrier &&
+        cluster.intervals[r] < cluster.intervals[me]) {
       return false;
     }
   }
@@ -284,10 +294,18 @@ void deliver_peer_arrivals(BlockRun& run) {
       posted.swap(cluster.mailboxes[me]);
       lock.unlock();
       // On this block's host thread: the phases they complete wake its threads.
-      for (const ClusterRun::PeerArrival& a : posted) {
-        ::cudalab::emu::mbarrier_arrive(reinterpret_cast<std::uint64_t*>(a.barrier), 1, 0, false,
-                                        a.site);
+      for (ClusterRun::PeerArrival& a : posted) {
+        auto* barrier = reinterpret_cast<std::uint64_t*>(a.barrier);
+        if (a.bytes) {
+          cluster.copies_posted[me].fetch_sub(1, std::memory_order_relaxed);
+          staged_copy_on_barrier(run, reinterpret_cast<void*>(a.destination), std::move(a.bytes),
+                                 barrier, a.site, std::move(a.issuer));
+        } else {
+          ::cudalab::emu::mbarrier_arrive(barrier, 1, 0, false, a.site);
+        }
       }
+      // Nothing of the block can run: the copies may land now.
+      if (run.async_copies_in_flight != 0) land_async_copies_when_idle(run);
       if (!run.ready.empty()) return;
       lock.lock();
       looked_stuck = false;
@@ -302,10 +320,60 @@ void deliver_peer_arrivals(BlockRun& run) {
     } else {
       looked_stuck = false;
     }
-    cluster.stalled[me] = true;
+    cluster.stalled[me] = ClusterRun::Stall::waiting_for_mail;
     cluster.mail.notify_all();
     cluster.mail.wait_for(lock, std::chrono::milliseconds(20));
-    cluster.stalled[me] = false;
+    cluster.stalled[me] = ClusterRun::Stall::running;
+  }
+}
+
+void post_peer_copy(BlockRun& run, unsigned rank, std::uintptr_t destination,
+                    std::shared_ptr<const std::vector<std::byte>> bytes, std::uintptr_t barrier,
+                    const std::source_location& site) {
+  ClusterRun& cluster = *run.cluster;
+  if (cluster.finished[rank].load(std::memory_order_acquire)) {
+    const CheckingAnAccess quiet;
+    report_and_stop(run, ReportKind::use_after_free, destination, bytes->size(), kWrite,
+                    "multicast bulk tensor copy to the shared memory of " +
+                        block_name(*cluster.members[rank]) +
+                        ", whose threads have all exited: a block must not exit while peers "
+                        "still copy into its shared memory",
+                    SiteRef(site), cudaErrorLaunchFailure);
+  }
+  // The ordering the destination's mbarrier gives is not in the intervals.
+  cluster.ordered_by_mbarriers.store(true, std::memory_order_relaxed);
+  std::string issuer = thread_id_of(run.info, current_thread->linear).to_string() +
+                       " (cluster rank " + std::to_string(run.cluster_rank) + ", a multicast)";
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);
+    cluster.mailboxes[rank].push_back(
+        {barrier, site, destination, std::move(bytes), std::move(issuer)});
+    cluster.copies_posted[rank].fetch_add(1, std::memory_order_relaxed);
+  }
+  cluster.mail.notify_all();
+}
+
+void take_posted_copies(BlockRun& run) {
+  ClusterRun& cluster = *run.cluster;
+  const unsigned me = run.cluster_rank;
+  if (cluster.copies_posted[me].load(std::memory_order_relaxed) == 0) return;
+  std::vector<ClusterRun::PeerArrival> copies;
+  {
+    std::lock_guard lock(cluster.mailbox_mutex);
+    auto& mailbox = cluster.mailboxes[me];
+    // The arrivals stay for deliver_peer_arrivals: they wake threads.
+    const auto arrivals = std::stable_partition(
+        mailbox.begin(), mailbox.end(), [](const ClusterRun::PeerArrival& a) { return !a.bytes; });
+    copies.assign(std::make_move_iterator(arrivals), std::make_move_iterator(mailbox.end()));
+    mailbox.erase(arrivals, mailbox.end());
+    cluster.copies_posted[me].fetch_sub(static_cast<unsigned>(copies.size()),
+                                        std::memory_order_relaxed);
+  }
+  const CheckingAnAccess quiet;
+  for (ClusterRun::PeerArrival& c : copies) {
+    staged_copy_on_barrier(run, reinterpret_cast<void*>(c.destination), std::move(c.bytes),
+                           reinterpret_cast<std::uint64_t*>(c.barrier), c.site,
+                           std::move(c.issuer));
   }
 }
 
@@ -323,9 +391,9 @@ void cluster_sync(const std::source_location& site) {
       cluster && run->barrier_arrived + 1 == run->thread_count) {
     // As grid.sync(): the block's last thread waits for the other blocks.
     std::string why;
-    set_stalled(*cluster, run->cluster_rank, true);
+    set_stalled(*cluster, run->cluster_rank, ClusterRun::Stall::in_cluster_barrier);
     const bool passed = cluster->barrier.arrive_and_wait(&run->race_phase, &why);
-    set_stalled(*cluster, run->cluster_rank, false);
+    set_stalled(*cluster, run->cluster_rank, ClusterRun::Stall::running);
     if (!passed) {
       const CheckingAnAccess quiet;
       run->report(ReportKind::divergent_barrier, current_thread->linear,
@@ -395,9 +463,9 @@ void cluster_barrier_wait(const std::source_location& site) {
     std::string why;
     bool passed = split.block_arrived;
     if (passed) {
-      set_stalled(*cluster, run->cluster_rank, true);
+      set_stalled(*cluster, run->cluster_rank, ClusterRun::Stall::in_cluster_barrier);
       passed = cluster->barrier.wait(split.token, &run->race_phase, &why);
-      set_stalled(*cluster, run->cluster_rank, false);
+      set_stalled(*cluster, run->cluster_rank, ClusterRun::Stall::running);
     }
     if (!passed) {
       if (!split.block_arrived) why = "not every thread of the block called barrier_arrive()";
@@ -497,7 +565,8 @@ void mbarrier_arrive_cluster(std::uint64_t* barrier, unsigned rank,
   cluster.ordered_by_mbarriers.store(true, std::memory_order_relaxed);
   {
     std::lock_guard lock(cluster.mailbox_mutex);
-    cluster.mailboxes[rank].push_back({reinterpret_cast<std::uintptr_t>(peer_barrier), site});
+    cluster.mailboxes[rank].push_back(
+        {reinterpret_cast<std::uintptr_t>(peer_barrier), site, 0, nullptr, {}});
   }
   cluster.mail.notify_all();
 }

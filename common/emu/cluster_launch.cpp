@@ -56,18 +56,19 @@ cudaError_t set_non_portable_cluster_size_allowed(const void* kernel, int value)
   return cudaSuccess;
 }
 
+bool non_portable_cluster_size_allowed(const void* kernel) noexcept {
+  std::lock_guard lock(non_portable_mutex);
+  const auto found = non_portable_allowed().find(kernel);
+  return found != non_portable_allowed().end() && found->second;
+}
+
 cudaError_t check_cluster_launch(const void* kernel, dim3 grid, dim3 cluster) noexcept {
   if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0) return cudaErrorInvalidValue;
   if (grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0) {
     return cudaErrorInvalidClusterSize;
   }
   const std::uint64_t blocks = std::uint64_t{cluster.x} * cluster.y * cluster.z;
-  bool non_portable = false;
-  {
-    std::lock_guard lock(non_portable_mutex);
-    const auto found = non_portable_allowed().find(kernel);
-    non_portable = found != non_portable_allowed().end() && found->second;
-  }
+  const bool non_portable = non_portable_cluster_size_allowed(kernel);
   if (blocks > (non_portable ? kNonPortableClusterBlocks : kPortableClusterBlocks)) {
     return cudaErrorInvalidClusterSize;
   }

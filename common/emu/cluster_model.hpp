@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <source_location>
+#include <string>
 #include <vector>
 
 #include "engine.hpp"
@@ -49,6 +50,7 @@ struct ClusterRun {
         shadows(blocks),
         split(blocks),
         mailboxes(blocks),
+        copies_posted(blocks),
         stalled(blocks),
         all_finished(blocks) {}
 
@@ -78,17 +80,29 @@ struct ClusterRun {
   // and may not touch the block's scheduler, so it posts the arrival here;
   // the owner's host thread delivers it when its threads can do nothing
   // else (deliver_peer_arrivals), and blocks for one while a thread waits on
-  // an mbarrier. `stalled`: the rank's host thread is blocked, in a cluster
+  // an mbarrier. `stalled`: whether the rank's host thread is blocked, in a cluster
   // barrier or for a peer's arrival. All under mailbox_mutex; a post, a
   // stall's end and a block's end notify `mail`.
+  // A multicast bulk tensor copy (cp.async.bulk.tensor...multicast::cluster)
+  // travels the same way, as a PeerArrival with `bytes`: the box gathered by
+  // the issuing block, landing at `destination` and completing its size on
+  // `barrier`, both in the owner's shared memory. The owner takes copies
+  // sooner than arrivals: at its threads' next shared access
+  // (take_posted_copies), when they become in flight there, so a read
+  // before the wait is reported; `copies_posted` counts those not yet taken.
   struct PeerArrival {
     std::uintptr_t barrier;
     std::source_location site;
+    std::uintptr_t destination = 0;
+    std::shared_ptr<const std::vector<std::byte>> bytes;  // null: an arrival
+    std::string issuer;                                   // "block (x,y,z) thread (x,y,z)"
   };
   std::mutex mailbox_mutex;
   std::condition_variable mail;
   std::vector<std::vector<PeerArrival>> mailboxes;
-  std::vector<bool> stalled;
+  std::vector<std::atomic<unsigned>> copies_posted;
+  enum class Stall : std::uint8_t { running, in_cluster_barrier, waiting_for_mail };
+  std::vector<Stall> stalled;
   // From the first peer arrival on, the DSMEM race check is off: the
   // ordering a peer's mbarrier gives is not in its intervals.
   std::atomic<bool> ordered_by_mbarriers{false};
@@ -110,6 +124,14 @@ bool cluster_shared_access(BlockRun& run, std::uintptr_t address, std::size_t by
 // can run: delivers peers' mbarrier arrivals, and waits for one while a
 // thread waits on an mbarrier and a peer may still arrive.
 void deliver_peer_arrivals(BlockRun& run);
+// A multicast copy's box for the shared memory of cluster rank `rank`
+// (`destination` and `barrier` already mapped there): posted to its mailbox.
+void post_peer_copy(BlockRun& run, unsigned rank, std::uintptr_t destination,
+                    std::shared_ptr<const std::vector<std::byte>> bytes, std::uintptr_t barrier,
+                    const std::source_location& site);
+// Makes the copies peers posted to this block in flight on its mbarriers
+// (hooks.cpp's shared path and deliver_peer_arrivals, on the owner's host thread).
+void take_posted_copies(BlockRun& run);
 // The race check of a block's access to its own shared memory in a cluster
 // launch (hooks.cpp's shared path, with race checks on): peers may have
 // touched the word in this cluster.sync() interval.

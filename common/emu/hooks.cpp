@@ -156,6 +156,9 @@ bool in_thread_local_storage(std::uintptr_t a, std::size_t bytes) {
 [[gnu::noinline]] void shared_access(BlockRun& run, std::uintptr_t a, std::size_t bytes,
                                      std::size_t alignment, unsigned flags, SiteRef site) {
   const CheckingAnAccess scope;
+  // Peers' multicast copies into this block are in flight from here on.
+  if (run.cluster) [[unlikely]]
+    take_posted_copies(run);
   const std::size_t offset = a - run.shared_low;
   const LaunchState& launch = *run.launch;
   // Inside what the launch placed: a static declaration (or the padding

@@ -57,6 +57,7 @@ struct InFlightCopy {
   std::source_location site;
   // A bulk tensor copy's box, gathered when issued: `source` points into it.
   std::shared_ptr<const std::vector<std::byte>> staged;
+  std::string issuer;  // a peer block's thread that multicast it; empty: `thread`
 };
 
 struct PipelineStages {
@@ -251,13 +252,14 @@ void observe_copy(const void* destination, const void* source, std::size_t bytes
 
 void staged_copy_on_barrier(BlockRun& run, void* destination,
                             std::shared_ptr<const std::vector<std::byte>> bytes,
-                            std::uint64_t* barrier, const std::source_location& site) {
+                            std::uint64_t* barrier, const std::source_location& site,
+                            std::string issuer) {
   BlockAsyncState& s = state_of(run);
   const int i = barrier_index(run, s, barrier, "cp.async.bulk.tensor", site);
   const void* source = bytes->data();
   const std::size_t size = bytes->size();
   s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, size, i, true,
-                      current_thread->linear, 0, site, std::move(bytes)});
+                      current_thread->linear, 0, site, std::move(bytes), std::move(issuer)});
   ++run.async_copies_in_flight;
 }
 
@@ -323,7 +325,7 @@ void check_async_copy_pending(BlockRun& run, std::uintptr_t address, std::size_t
          << " bytes of shared memory at " << hex(address)
          << ": bytes an async copy has not completed (the copy of " << c.bytes << " bytes to "
          << hex(c.destination) << " issued at " << format_site(c.site) << " by "
-         << thread_id_of(run.info, c.thread).to_string() << ", ";
+         << (c.issuer.empty() ? thread_id_of(run.info, c.thread).to_string() : c.issuer) << ", ";
     if (c.barrier >= 0) {
       const Mbarrier& b = s.barriers[static_cast<std::size_t>(c.barrier)];
       what << "which completes with phase " << b.phase << " of " << describe(run, b)
@@ -513,8 +515,16 @@ void async_copy_on_barrier(void* destination, const void* source, std::size_t by
   detail::check_alignment(run, destination, source, bytes, counts_tx ? 16 : alignment, counts_tx,
                           site);
   detail::observe_copy(destination, source, bytes, pc);
-  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, bytes, i, counts_tx,
-                      current_thread->linear, 0, site, nullptr});
+  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination),
+                      source,
+                      bytes,
+                      i,
+                      counts_tx,
+                      current_thread->linear,
+                      0,
+                      site,
+                      nullptr,
+                      {}});
   ++run.async_copies_in_flight;
 }
 
@@ -527,8 +537,16 @@ void pipeline_copy(void* destination, const void* source, std::size_t bytes, std
   detail::check_alignment(run, destination, source, bytes, alignment, false, site);
   detail::observe_copy(destination, source, bytes, pc);
   const unsigned me = current_thread->linear;
-  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, bytes, -1, false, me,
-                      s.pipelines[me].committed, site, nullptr});
+  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination),
+                      source,
+                      bytes,
+                      -1,
+                      false,
+                      me,
+                      s.pipelines[me].committed,
+                      site,
+                      nullptr,
+                      {}});
   ++run.async_copies_in_flight;
 }
 

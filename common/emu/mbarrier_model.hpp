@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <source_location>
+#include <string>
 #include <vector>
 
 #include "block_run.hpp"
@@ -28,10 +29,12 @@ bool report_stuck_mbarrier(BlockRun& run);
 // A bulk tensor copy (tma_copies.cpp) whose box `bytes` were gathered when
 // issued: they land at `destination` late, as a bulk copy's do, completing
 // their size in transaction bytes on `barrier`'s current phase. The caller
-// has checked and traced the accesses.
+// has checked and traced the accesses. `issuer`: who issued it when that is
+// a peer block's thread (a multicast), for reports; empty: the current thread.
 void staged_copy_on_barrier(BlockRun& run, void* destination,
                             std::shared_ptr<const std::vector<std::byte>> bytes,
-                            std::uint64_t* barrier, const std::source_location& site);
+                            std::uint64_t* barrier, const std::source_location& site,
+                            std::string issuer = {});
 
 // An access by a thread to shared bytes that an async copy has not completed
 // yet: an intra_block_race report naming the copy and its barrier's phase.

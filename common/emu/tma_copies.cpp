@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "block_run.hpp"
+#include "cluster_model.hpp"
+#include "cudalab/emu/cooperative_groups_cluster.hpp"
 #include "cudalab/emu/tma.hpp"
 #include "cudalab/tma_swizzle.hpp"
 #include "mbarrier_model.hpp"
@@ -152,21 +154,13 @@ std::size_t swizzled(const BlockRun& run, std::uintptr_t box, std::size_t offset
   return tma_swizzled_address(shared + static_cast<std::uint32_t>(offset), span) - shared;
 }
 
-}  // namespace
-}  // namespace cudalab::emu::detail
-
-namespace cudalab::emu {
-
-using namespace detail;
-
-void tensor_load(void* destination, const CUtensorMap* map, int rank, const int* coordinates,
-                 std::uint64_t* barrier, const void* pc, const std::source_location& site) {
-  const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
-  BlockRun& run = detail::current_run();
-  const char* operation = "cp.async.bulk.tensor (load)";
-  const TensorMapDescription d = description_of(run, map, rank, operation, site);
+// The box of a load at `coordinates`, gathered from global memory and placed
+// as the swizzle says, its global reads traced as the issuing thread's.
+std::shared_ptr<std::vector<std::byte>> gather_box(BlockRun& run, const TensorMapDescription& d,
+                                                   const int* coordinates, std::uintptr_t box,
+                                                   const char* operation, const void* pc,
+                                                   const std::source_location& site) {
   const BoxShape shape = shape_of(d);
-  const auto box = reinterpret_cast<std::uintptr_t>(destination);
   check_shared_box(run, box, shape.bytes, operation, site);
   auto staged = std::make_shared<std::vector<std::byte>>(shape.bytes);
   const bool checking = checking_an_access;
@@ -197,9 +191,66 @@ void tensor_load(void* destination, const CUtensorMap* map, int rank, const int*
         if (address != 0) run_end += d.element_bytes;
       });
   if (run_end != run_start) observe(run_start, run_end - run_start, kRead, pc);
-  observe(box, shape.bytes, kWrite, pc);
   checking_an_access = checking;
+  return staged;
+}
+
+// Traces the box's write into shared memory (the block's own, or a peer's
+// through distributed shared memory) as the issuing thread's.
+void observe_box_write(std::uintptr_t box, std::size_t bytes, const void* pc) {
+  const bool checking = checking_an_access;
+  checking_an_access = false;  // these accesses are the kernel's
+  observe(box, bytes, kWrite, pc);
+  checking_an_access = checking;
+}
+
+}  // namespace
+}  // namespace cudalab::emu::detail
+
+namespace cudalab::emu {
+
+using namespace detail;
+
+void tensor_load(void* destination, const CUtensorMap* map, int rank, const int* coordinates,
+                 std::uint64_t* barrier, const void* pc, const std::source_location& site) {
+  const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
+  BlockRun& run = detail::current_run();
+  const char* operation = "cp.async.bulk.tensor (load)";
+  const TensorMapDescription d = description_of(run, map, rank, operation, site);
+  const auto box = reinterpret_cast<std::uintptr_t>(destination);
+  auto staged = gather_box(run, d, coordinates, box, operation, pc, site);
+  observe_box_write(box, staged->size(), pc);
   staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+}
+
+void tensor_load_multicast(void* destination, const CUtensorMap* map, int rank,
+                           const int* coordinates, std::uint64_t* barrier, std::uint16_t cta_mask,
+                           const void* pc, const std::source_location& site) {
+  const CheckingAnAccess scope;  // the emulator's own strings are not the kernel's
+  BlockRun& run = detail::current_run();
+  const char* operation = "cp.async.bulk.tensor (multicast load)";
+  const TensorMapDescription d = description_of(run, map, rank, operation, site);
+  if (cta_mask == 0) {
+    fail(run, ReportKind::tensor_map,
+         std::string(operation) + " with a ctaMask of 0: no block would receive the box", site);
+  }
+  const auto box = reinterpret_cast<std::uintptr_t>(destination);
+  const std::shared_ptr<const std::vector<std::byte>> staged =
+      gather_box(run, d, coordinates, box, operation, pc, site);
+  // The same shared offset, and the mbarrier at the same offset, in every
+  // block of the mask (map_shared_rank reports a rank outside the cluster).
+  for (unsigned r = 0; r < 16; ++r) {
+    if (!(cta_mask & (1u << r))) continue;
+    auto* to = static_cast<std::byte*>(detail::map_shared_rank(destination, r, site));
+    auto* bar = static_cast<std::uint64_t*>(detail::map_shared_rank(barrier, r, site));
+    observe_box_write(reinterpret_cast<std::uintptr_t>(to), staged->size(), pc);
+    if (!run.cluster || r == run.cluster_rank) {
+      staged_copy_on_barrier(run, to, staged, bar, site);
+    } else {
+      post_peer_copy(run, r, reinterpret_cast<std::uintptr_t>(to), staged,
+                     reinterpret_cast<std::uintptr_t>(bar), site);
+    }
+  }
 }
 
 void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, const void* source,

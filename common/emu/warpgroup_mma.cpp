@@ -13,7 +13,8 @@
 // descriptors (wgmma_layout.hpp) at the issue, traced as the last
 // arriver's 16-byte shared reads, and kept; the 64 x N D is computed then
 // with numerics::mma_tile_m16n8 (the tensor-core model, in m16n8 pieces;
-// the block size is numerics::wgmma_k_block) and held until a wait_group
+// the block size is numerics::wgmma_k_block; fp8 operands with
+// numerics::fp8_dot, blocks of wgmma_fp8_k_block) and held until a wait_group
 // completes the instruction's commit group. Meanwhile each thread's
 // registers hold a NaN poison; an access to them through
 // WgmmaAccumulator is reported, and so is operand memory that differs at
@@ -124,16 +125,25 @@ bool same_call(const Arrival& a, const Arrival& b) {
   }
   if (a.call == Call::wait_group) return a.pending == b.pending;
   if (a.call != Call::mma_async) return true;
-  return a.issue.format == b.issue.format && a.issue.n == b.issue.n &&
-         a.issue.descriptor_a == b.issue.descriptor_a &&
+  const WgmmaTypes& x = a.issue.types;
+  const WgmmaTypes& y = b.issue.types;
+  const bool same_types =
+      x.fp8 == y.fp8 && (x.fp8 ? x.fp8_a == y.fp8_a && x.fp8_b == y.fp8_b : x.format == y.format);
+  return same_types && a.issue.n == b.issue.n && a.issue.descriptor_a == b.issue.descriptor_a &&
          a.issue.descriptor_b == b.issue.descriptor_b && a.issue.accumulate == b.issue.accumulate &&
          a.issue.scale_a == b.issue.scale_a && a.issue.scale_b == b.issue.scale_b;
+}
+
+// The bytes of one operand element: 1 (fp8), 2 (fp16, bf16) or 4 (tf32).
+int element_bytes_of(const WgmmaTypes& types) {
+  if (types.fp8) return 1;
+  return types.format == numerics::MmaFormat::tf32 ? 4 : 2;
 }
 
 // Reads one K-major operand (rows x 32 bytes) through its descriptor into
 // patterns[row * k + kk], negated when scale is -1; false after a report.
 bool read_operand(BlockRun& run, InFlight& op, std::uint64_t descriptor, int rows,
-                  numerics::MmaFormat format, int scale, const char* which, const void* pc,
+                  int element_bytes, int scale, const char* which, const void* pc,
                   std::vector<std::uint32_t>& patterns) {
   const WgmmaDescriptorFields f = wgmma_descriptor_fields(descriptor);
   const unsigned me = current_thread->linear;
@@ -145,8 +155,8 @@ bool read_operand(BlockRun& run, InFlight& op, std::uint64_t descriptor, int row
                &op.site, cudaErrorLaunchFailure);
     return false;
   }
-  const int element_bytes = format == numerics::MmaFormat::tf32 ? 4 : 2;
   const int k = 32 / element_bytes;
+  const std::uint32_t sign_bit = 1u << (8 * element_bytes - 1);
   patterns.assign(static_cast<std::size_t>(rows * k), 0);
   for (int row = 0; row < rows; ++row) {
     for (int chunk = 0; chunk < 2; ++chunk) {
@@ -168,12 +178,29 @@ bool read_operand(BlockRun& run, InFlight& op, std::uint64_t descriptor, int row
       for (int e = 0; e < 16 / element_bytes; ++e) {
         std::uint32_t bits = 0;
         std::memcpy(&bits, at + e * element_bytes, static_cast<std::size_t>(element_bytes));
-        if (scale < 0) bits ^= element_bytes == 2 ? 0x8000u : 0x80000000u;
+        if (scale < 0) bits ^= sign_bit;
         patterns[static_cast<std::size_t>(row * k + chunk * (16 / element_bytes) + e)] = bits;
       }
     }
   }
   return true;
+}
+
+// D = A * B + C over fp8 operands (patterns row * 32 + kk of A, col * 32 +
+// kk of B), C and D 64 x n row-major: one numerics::fp8_dot per element
+// (fp8 is rare enough in kernels to do without mma_tile_m16n8's vectors).
+void fp8_product(const WgmmaTypes& types, int n, const std::vector<std::uint32_t>& a,
+                 const std::vector<std::uint32_t>& b, std::vector<float>& c) {
+  constexpr int k = 32;
+  std::uint8_t row_of_a[k], column_of_b[k];
+  for (int row = 0; row < 64; ++row) {
+    for (int kk = 0; kk < k; ++kk) row_of_a[kk] = static_cast<std::uint8_t>(a[row * k + kk]);
+    for (int col = 0; col < n; ++col) {
+      for (int kk = 0; kk < k; ++kk) column_of_b[kk] = static_cast<std::uint8_t>(b[col * k + kk]);
+      float& d = c[static_cast<std::size_t>(row * n + col)];
+      d = numerics::fp8_dot(row_of_a, column_of_b, k, d, types.fp8_a, types.fp8_b);
+    }
+  }
 }
 
 // D = A * B (+ C) for the warpgroup's 128 issues; the threads' C are their
@@ -209,11 +236,15 @@ void issue(BlockRun& run, Warpgroup& group, const Arrival* arrivals, const void*
     }
   }
   std::vector<std::uint32_t> a, b;
+  const int element_bytes = element_bytes_of(first.types);
   const bool read =
-      read_operand(run, op, first.descriptor_a, 64, first.format, first.scale_a, "A", pc, a) &&
-      read_operand(run, op, first.descriptor_b, n, first.format, first.scale_b, "B", pc, b);
-  if (read) {
-    const int k = first.format == numerics::MmaFormat::tf32 ? 8 : 16;
+      read_operand(run, op, first.descriptor_a, 64, element_bytes, first.scale_a, "A", pc, a) &&
+      read_operand(run, op, first.descriptor_b, n, element_bytes, first.scale_b, "B", pc, b);
+  if (read && first.types.fp8) {
+    fp8_product(first.types, n, a, b, c);
+  } else if (read) {
+    const numerics::MmaFormat format = first.types.format;
+    const int k = 32 / element_bytes;
     std::uint32_t a_tile[16 * 16], b_tile[16 * 8];
     float c_tile[16 * 8], d_tile[16 * 8];
     for (int warp = 0; warp < 4; ++warp) {
@@ -225,13 +256,15 @@ void issue(BlockRun& run, Warpgroup& group, const Arrival* arrivals, const void*
         for (int row = 0; row < 16; ++row)
           for (int col = 0; col < 8; ++col)
             c_tile[row * 8 + col] = c[static_cast<std::size_t>((16 * warp + row) * n + col0 + col)];
-        numerics::mma_tile_m16n8(first.format, k, numerics::wgmma_k_block(first.format), a_tile,
-                                 b_tile, c_tile, d_tile);
+        numerics::mma_tile_m16n8(format, k, numerics::wgmma_k_block(format), a_tile, b_tile, c_tile,
+                                 d_tile);
         for (int row = 0; row < 16; ++row)
           for (int col = 0; col < 8; ++col)
             c[static_cast<std::size_t>((16 * warp + row) * n + col0 + col)] = d_tile[row * 8 + col];
       }
     }
+  }
+  if (read) {
     for (unsigned t = 0; t < kWarpgroup; ++t) {
       for (int i = 0; i < op.per_thread; ++i) {
         const numerics::MatrixCoord at = wgmma_accumulator_element(static_cast<int>(t), i);

@@ -197,6 +197,8 @@ __global__ void peer_mbarrier_kernel(const int* in, int* out, int rounds) {
   cluster.sync();  // no block exits while the other may still signal it
 }
 
+__global__ void occupancy_probe_kernel() {}
+
 }  // namespace device
 
 // Positional: on the emulator gridDim and blockDim are macros (the kernel's
@@ -332,10 +334,39 @@ inline std::vector<int> peer_mbarrier(const std::vector<int>& in, int rounds, cu
   return d_out.copy_to_host();
 }
 
+inline ClusterOccupancy occupancy(unsigned threads, std::size_t dynamic_shared) {
+  const auto kernel = device::occupancy_probe_kernel;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(dynamic_shared)));
+  ClusterOccupancy o;
+  cudaLaunchAttribute attribute;
+  cudaLaunchConfig_t config =
+      cluster_config(dim3(16), dim3(threads), dynamic_shared, dim3(1), &attribute);
+  for (int non_portable : {0, 1}) {
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, non_portable));
+    CUDA_CHECK(cudaOccupancyMaxPotentialClusterSize(
+        non_portable ? &o.potential_non_portable : &o.potential_portable, kernel, &config));
+  }
+  for (unsigned size : {1u, 2u, 4u, 8u, 16u}) {
+    attribute.val.clusterDim.x = size;
+    int clusters = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+    o.active.push_back(clusters);
+  }
+  config.numAttrs = 0;
+  int unused = 0;
+  o.active_without_size = cudaOccupancyMaxActiveClusters(&unused, kernel, &config);
+  (void)cudaGetLastError();  // the refusal is the last error too: leave none behind
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0));
+  return o;
+}
+
 inline const Kernels& kernels() {
-  static const Kernels table{
-      &cluster_sums,    &halo,          &views,     &launch_error,     &pair_swap,
-      &template_shapes, &split_barrier, &registers, &warp_specialised, &peer_mbarrier};
+  static const Kernels table{&cluster_sums,  &halo,      &views,
+                             &launch_error,  &pair_swap, &template_shapes,
+                             &split_barrier, &registers, &warp_specialised,
+                             &peer_mbarrier, &occupancy};
   return table;
 }
 

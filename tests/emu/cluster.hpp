@@ -7,6 +7,7 @@
 #include <driver_types.h>
 #include <vector_types.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,16 @@ struct RegisterView {
 
 struct SplitResult {
   std::vector<int> neighbours, own;
+};
+
+// The cluster occupancy queries for one block shape.
+struct ClusterOccupancy {
+  int potential_portable = 0;      // cudaOccupancyMaxPotentialClusterSize
+  int potential_non_portable = 0;  // the same with NonPortableClusterSizeAllowed
+  // cudaOccupancyMaxActiveClusters for clusters of 1, 2, 4, 8 and 16 blocks
+  // (16 with NonPortableClusterSizeAllowed).
+  std::vector<int> active;
+  cudaError_t active_without_size = cudaSuccess;  // no cluster size in the config
 };
 
 struct Kernels {
@@ -69,6 +80,9 @@ struct Kernels {
   // out = in * 2 through a pipeline of two blocks of 64 threads that signal
   // each other's mbarriers, `rounds` rounds of 64 values.
   std::vector<int> (*peer_mbarrier)(const std::vector<int>& in, int rounds, cudaError_t* launch);
+  // The queries for an empty kernel with blocks of `threads` threads and
+  // `dynamic_shared` bytes of dynamic shared memory.
+  ClusterOccupancy (*occupancy)(unsigned threads, std::size_t dynamic_shared);
 };
 
 const Kernels& emulator_kernels();

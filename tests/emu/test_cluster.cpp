@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -202,6 +203,49 @@ TEST_P(Cluster, BlocksSignalEachOthersMbarriersInAPipeline) {
   std::vector<int> want(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) want[i] = in[i] * 2;
   EXPECT_EQ(got, want);
+}
+
+// The emulator's answers are the fewest clusters any H100 SXM holds
+// (common/emu/cluster_occupancy.cpp); a GPU may hold more, never fewer.
+// The GPU's own answers are printed for comparison.
+TEST_P(Cluster, OccupancyQueriesAnswerAsAnH100Does) {
+  struct Shape {
+    unsigned threads;
+    std::size_t dynamic_shared;
+    std::vector<int> fewest_active;  // for clusters of 1, 2, 4, 8, 16
+  };
+  const Shape shapes[] = {
+      {128, 0, {2112, 1056, 528, 264, 132}},   // 16 blocks a multiprocessor (64 warps)
+      {1024, 0, {264, 132, 66, 29, 13}},       // 2 (2048 threads)
+      {256, 200 * 1024, {132, 66, 29, 13, 5}}  // 1 (228 KiB of shared memory)
+  };
+  for (const Shape& shape : shapes) {
+    SCOPED_TRACE(testing::Message() << shape.threads << " threads, " << shape.dynamic_shared
+                                    << " bytes of dynamic shared memory");
+    const ClusterOccupancy o = k().occupancy(shape.threads, shape.dynamic_shared);
+    if (gpu()) {
+      std::cout << "GPU cluster occupancy, blocks of " << shape.threads << " threads and "
+                << shape.dynamic_shared << " bytes of dynamic shared memory: potential size "
+                << o.potential_portable << " (portable), " << o.potential_non_portable
+                << " (non-portable); active clusters of 1, 2, 4, 8, 16:";
+      for (int n : o.active) std::cout << " " << n;
+      std::cout << "; without a size: " << cudaGetErrorName(o.active_without_size) << "\n";
+    }
+    EXPECT_EQ(o.potential_portable, 8);
+    EXPECT_EQ(o.potential_non_portable, 16);
+    ASSERT_EQ(o.active.size(), shape.fewest_active.size());
+    for (std::size_t i = 0; i < o.active.size(); ++i) {
+      if (gpu()) {
+        EXPECT_GE(o.active[i], shape.fewest_active[i]) << "clusters of " << (1u << i);
+      } else {
+        EXPECT_EQ(o.active[i], shape.fewest_active[i]) << "clusters of " << (1u << i);
+      }
+    }
+    EXPECT_NE(o.active_without_size, cudaSuccess);
+    if (!gpu()) {
+      EXPECT_EQ(o.active_without_size, cudaErrorInvalidClusterSize);
+    }
+  }
 }
 
 TEST(ClusterEmu, PlantedBugsAreReported) {

@@ -90,6 +90,50 @@ TEST_P(Wgmma, EveryTileWidthMatchesTheModelBitForBit) {
   }
 }
 
+// fp8 operands: random patterns of each format but its NaNs and
+// infinities, against numerics::fp8_dot over the whole K (blocks of
+// wgmma_fp8_k_block, chained across the instructions).
+TEST_P(Wgmma, Fp8OperandsOfEveryPairingMatchTheModelBitForBit) {
+  namespace nx = cudalab::numerics;
+  const auto finite_patterns = [&](std::size_t count, nx::Fp8Format format) {
+    std::vector<std::uint32_t> out;
+    while (out.size() < count) {
+      const auto bits = static_cast<std::uint8_t>(rng_.uniform<int>(1, 0, 255)[0]);
+      const bool special =
+          format == nx::Fp8Format::e4m3 ? (bits & 0x7fu) == 0x7fu : (bits & 0x7cu) == 0x7cu;
+      if (!special) out.push_back(bits);
+    }
+    return out;
+  };
+  for (nx::Fp8Format fa : {nx::Fp8Format::e4m3, nx::Fp8Format::e5m2}) {
+    for (nx::Fp8Format fb : {nx::Fp8Format::e4m3, nx::Fp8Format::e5m2}) {
+      for (int tile_n : {8, 64, 256}) {
+        Gemm g{MmaFormat::fp16, 64, tile_n, 96, tile_n, Layout::swizzle_128};
+        g.fp8 = true;
+        g.fp8_a = fa;
+        g.fp8_b = fb;
+        const std::vector<std::uint32_t> a = finite_patterns(64u * 96u, fa);
+        const std::vector<std::uint32_t> b =
+            finite_patterns(static_cast<std::size_t>(tile_n) * 96u, fb);
+        std::vector<float> want(static_cast<std::size_t>(64 * tile_n));
+        for (int i = 0; i < 64; ++i) {
+          for (int j = 0; j < tile_n; ++j) {
+            std::uint8_t row[96], column[96];
+            for (int kk = 0; kk < 96; ++kk) {
+              row[kk] = static_cast<std::uint8_t>(a[i * 96 + kk]);
+              column[kk] = static_cast<std::uint8_t>(b[j * 96 + kk]);
+            }
+            want[static_cast<std::size_t>(i * tile_n + j)] =
+                nx::fp8_dot(row, column, 96, 0.0f, fa, fb);
+          }
+        }
+        EXPECT_EQ(differences(k().gemm(g, a, b, Planted::none), want, tile_n), "")
+            << nx::fp8_format_name(fa) << " x " << nx::fp8_format_name(fb) << ", N " << tile_n;
+      }
+    }
+  }
+}
+
 TEST_P(Wgmma, EveryLayoutAndAwkwardSizes) {
   // m a multiple of 64, n of the tile, k of 16 but not of a stage (a partial last stage).
   struct Case {

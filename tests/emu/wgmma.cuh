@@ -65,9 +65,19 @@ __device__ std::uint64_t step_descriptor(cudalab::WgmmaDescriptorFields f, int s
 }
 
 template <int N>
-__device__ void mma_async(MmaFormat format, cudalab::WgmmaAccumulator<N>& d, std::uint64_t a,
+__device__ void mma_async(const Gemm& g, cudalab::WgmmaAccumulator<N>& d, std::uint64_t a,
                           std::uint64_t b, bool accumulate) {
-  if (format == MmaFormat::fp16) {
+  using cudalab::numerics::Fp8Format;
+  const MmaFormat format = g.format;
+  if (g.fp8 && g.fp8_a == Fp8Format::e4m3 && g.fp8_b == Fp8Format::e4m3) {
+    cudalab::wgmma_e4m3<N>(d, a, b, accumulate);
+  } else if (g.fp8 && g.fp8_a == Fp8Format::e5m2 && g.fp8_b == Fp8Format::e5m2) {
+    cudalab::wgmma_e5m2<N>(d, a, b, accumulate);
+  } else if (g.fp8 && g.fp8_a == Fp8Format::e4m3) {
+    cudalab::wgmma_e4m3_e5m2<N>(d, a, b, accumulate);
+  } else if (g.fp8) {
+    cudalab::wgmma_e5m2_e4m3<N>(d, a, b, accumulate);
+  } else if (format == MmaFormat::fp16) {
     cudalab::wgmma_f16<N>(d, a, b, accumulate);
   } else if (format == MmaFormat::bf16) {
     cudalab::wgmma_bf16<N>(d, a, b, accumulate);
@@ -81,10 +91,11 @@ __device__ void mma_async(MmaFormat format, cudalab::WgmmaAccumulator<N>& d, std
 // descriptors say, then consumed by one mma_async per 32 bytes of K.
 template <int N>
 __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_transposed, float* c,
-                            int n, int k, MmaFormat format, Layout layout, Planted bug,
-                            bool raw_registers) {
+                            Gemm g, Planted bug, bool raw_registers) {
   extern __shared__ __align__(16) std::uint8_t shared[];
-  const int element_bytes = format == MmaFormat::tf32 ? 4 : 2;
+  const int n = g.n, k = g.k;
+  const Layout layout = g.layout;
+  const int element_bytes = g.fp8 ? 1 : g.format == MmaFormat::tf32 ? 4 : 2;
   const int width = stage_bytes(layout);
   // Tiles aligned to 1024 bytes in the shared window (the 128-byte swizzle's repeat).
   const auto window = static_cast<std::uint32_t>(__cvta_generic_to_shared(shared));
@@ -121,7 +132,9 @@ __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_trans
             kk >= k ? 0u
             : is_a  ? a[static_cast<std::size_t>(row0 + row) * k + kk]
                     : b_transposed[static_cast<std::size_t>(column0 + row - rows) * k + kk];
-        if (element_bytes == 2) {
+        if (element_bytes == 1) {
+          at_window[at + i] = static_cast<std::uint8_t>(bits);
+        } else if (element_bytes == 2) {
           reinterpret_cast<std::uint16_t*>(at_window + at)[i] = static_cast<std::uint16_t>(bits);
         } else {
           reinterpret_cast<std::uint32_t*>(at_window + at)[i] = bits;
@@ -135,7 +148,7 @@ __global__ void gemm_kernel(const std::uint32_t* a, const std::uint32_t* b_trans
       const int steps =
           (row_bytes - stage * width < width ? row_bytes - stage * width : width) / 32;
       for (int step = 0; step < steps; ++step) {
-        mma_async<N>(format, d, step_descriptor(my_a_fields, step, bug),
+        mma_async<N>(g, d, step_descriptor(my_a_fields, step, bug),
                      step_descriptor(b_fields, step, bug), stage > 0 || step > 0);
       }
       cudalab::wgmma_commit_group();
@@ -165,7 +178,7 @@ void launch_gemm(const Gemm& g, const std::uint32_t* a, const std::uint32_t* b, 
   const std::size_t shared =
       1024 + static_cast<std::size_t>((64 * g.warpgroups + N) * device::stage_bytes(g.layout));
   device::gemm_kernel<N><<<dim3(g.m / (64 * g.warpgroups), g.n / N), 128 * g.warpgroups, shared>>>(
-      a, b, c, g.n, g.k, g.format, g.layout, bug, raw_registers);
+      a, b, c, g, bug, raw_registers);
 }
 
 inline std::vector<float> run(const Gemm& g, const std::vector<std::uint32_t>& a,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudalab/numerics/block_fma.hpp"
+#include "cudalab/numerics/fp8.hpp"
 
 namespace wgmma_tests {
 
@@ -36,16 +37,20 @@ enum class Planted {
 
 struct Gemm {
   cudalab::numerics::MmaFormat format;
-  int m, n, k;  // m a multiple of 64, n of the tile width, k of 16
+  int m, n, k;  // m a multiple of 64, n of the tile width, k of 16 (of 32 for fp8)
   int tile_n;   // wgmma's N: 8, 16, 32, 64, 128 or 256
   Layout layout;
   int warpgroups = 1;  // per block, each its own 64 rows (m a multiple of 64 x this)
+  // fp8 operands (wgmma_e4m3 and the others), A's and B's formats; `format` unused then.
+  bool fp8 = false;
+  cudalab::numerics::Fp8Format fp8_a = cudalab::numerics::Fp8Format::e4m3;
+  cudalab::numerics::Fp8Format fp8_b = cudalab::numerics::Fp8Format::e4m3;
 };
 
 // One backend's launches.
 struct Kernels {
   // C (m x n, row-major) = A (m x k patterns, row-major) * B, B given as its
-  // transpose (n x k patterns); fp16/bf16 patterns in the low 16 bits.
+  // transpose (n x k patterns); fp16/bf16 patterns in the low 16 bits, fp8 in the low 8.
   std::vector<float> (*gemm)(const Gemm& shape, const std::vector<std::uint32_t>& a,
                              const std::vector<std::uint32_t>& b_transposed, Planted bug);
   // The same for one 64 x N tile (m 64, n tile_n), but each thread's raw

@@ -18,6 +18,11 @@
 //       aligned; 1024 for the 128-byte swizzle), completing the box's bytes
 //       on `bar` (announce them with mbarrier_arrive_expect_tx); elements
 //       outside the tensor read as zero (or NaN, with the NaN fill).
+//   cudalab::tma_load_multicast(smem, &map, bar, cta_mask, x[, y[, ...]])
+//       the same with .multicast::cluster: the box lands at smem's shared
+//       offset in every block of the cluster whose rank's bit is set in the
+//       16-bit cta_mask, completing its bytes on the mbarrier at bar's offset
+//       in that block (each announces them on its own barrier).
 //   cudalab::tma_store(&map, smem, x[, y[, ...]])
 //       cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group: the box back,
 //       elements outside the tensor skipped. Before it, the threads' shared
@@ -156,6 +161,56 @@ __device__ __forceinline__ void tma_load(void* smem, const CUtensorMap* map, std
       : "memory");
 }
 
+__device__ __forceinline__ void tma_load_multicast(void* smem, const CUtensorMap* map,
+                                                   std::uint64_t* bar, std::uint16_t cta_mask,
+                                                   int x) {
+  asm volatile(
+      "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3}], [%4], %2;" ::"r"(tma_detail::shared_address(smem)),
+      "l"(map), "h"(cta_mask), "r"(x), "r"(tma_detail::shared_address(bar))
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(void* smem, const CUtensorMap* map,
+                                                   std::uint64_t* bar, std::uint16_t cta_mask,
+                                                   int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4}], [%5], %2;" ::"r"(tma_detail::shared_address(smem)),
+      "l"(map), "h"(cta_mask), "r"(x), "r"(y), "r"(tma_detail::shared_address(bar))
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(void* smem, const CUtensorMap* map,
+                                                   std::uint64_t* bar, std::uint16_t cta_mask,
+                                                   int x, int y, int z) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%6], %2;" ::"r"(
+          tma_detail::shared_address(smem)),
+      "l"(map), "h"(cta_mask), "r"(x), "r"(y), "r"(z), "r"(tma_detail::shared_address(bar))
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(void* smem, const CUtensorMap* map,
+                                                   std::uint64_t* bar, std::uint16_t cta_mask,
+                                                   int x, int y, int z, int w) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4, %5, %6}], [%7], %2;" ::"r"(
+          tma_detail::shared_address(smem)),
+      "l"(map), "h"(cta_mask), "r"(x), "r"(y), "r"(z), "r"(w), "r"(tma_detail::shared_address(bar))
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(void* smem, const CUtensorMap* map,
+                                                   std::uint64_t* bar, std::uint16_t cta_mask,
+                                                   int x, int y, int z, int w, int v) {
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4, %5, %6, %7}], [%8], %2;" ::"r"(
+          tma_detail::shared_address(smem)),
+      "l"(map), "h"(cta_mask), "r"(x), "r"(y), "r"(z), "r"(w), "r"(v),
+      "r"(tma_detail::shared_address(bar))
+      : "memory");
+}
+
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* smem, int x) {
   asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%2}], [%1];" ::"l"(map),
                "r"(tma_detail::shared_address(smem)), "r"(x)
@@ -239,6 +294,37 @@ using Here = std::source_location;
                                        tma_detail::Here site = tma_detail::Here::current()) {
   const int c[] = {x, y, z, w, v};
   emu::tensor_load(smem, map, 5, c, bar, __builtin_return_address(0), site);
+}
+
+[[gnu::noinline]] inline void tma_load_multicast(
+    void* smem, const CUtensorMap* map, std::uint64_t* bar, std::uint16_t cta_mask, int x,
+    tma_detail::Here site = tma_detail::Here::current()) {
+  const int c[] = {x};
+  emu::tensor_load_multicast(smem, map, 1, c, bar, cta_mask, __builtin_return_address(0), site);
+}
+[[gnu::noinline]] inline void tma_load_multicast(
+    void* smem, const CUtensorMap* map, std::uint64_t* bar, std::uint16_t cta_mask, int x, int y,
+    tma_detail::Here site = tma_detail::Here::current()) {
+  const int c[] = {x, y};
+  emu::tensor_load_multicast(smem, map, 2, c, bar, cta_mask, __builtin_return_address(0), site);
+}
+[[gnu::noinline]] inline void tma_load_multicast(
+    void* smem, const CUtensorMap* map, std::uint64_t* bar, std::uint16_t cta_mask, int x, int y,
+    int z, tma_detail::Here site = tma_detail::Here::current()) {
+  const int c[] = {x, y, z};
+  emu::tensor_load_multicast(smem, map, 3, c, bar, cta_mask, __builtin_return_address(0), site);
+}
+[[gnu::noinline]] inline void tma_load_multicast(
+    void* smem, const CUtensorMap* map, std::uint64_t* bar, std::uint16_t cta_mask, int x, int y,
+    int z, int w, tma_detail::Here site = tma_detail::Here::current()) {
+  const int c[] = {x, y, z, w};
+  emu::tensor_load_multicast(smem, map, 4, c, bar, cta_mask, __builtin_return_address(0), site);
+}
+[[gnu::noinline]] inline void tma_load_multicast(
+    void* smem, const CUtensorMap* map, std::uint64_t* bar, std::uint16_t cta_mask, int x, int y,
+    int z, int w, int v, tma_detail::Here site = tma_detail::Here::current()) {
+  const int c[] = {x, y, z, w, v};
+  emu::tensor_load_multicast(smem, map, 5, c, bar, cta_mask, __builtin_return_address(0), site);
 }
 
 [[gnu::noinline]] inline void tma_store(const CUtensorMap* map, const void* smem, int x,

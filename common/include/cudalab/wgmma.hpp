@@ -8,6 +8,8 @@
 //   cudalab::wgmma_f16<N>(d, a, b, acc)    wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16
 //   cudalab::wgmma_bf16<N>(d, a, b, acc)   ... .m64nNk16.f32.bf16.bf16
 //   cudalab::wgmma_tf32<N>(d, a, b, acc)   ... .m64nNk8.f32.tf32.tf32
+//   cudalab::wgmma_e4m3<N>(d, a, b, acc)   ... .m64nNk32.f32.e4m3.e4m3 (fp8; also wgmma_e5m2,
+//                                          and the mixed wgmma_e4m3_e5m2, wgmma_e5m2_e4m3)
 //   cudalab::wgmma_commit_group();         wgmma.commit_group.sync.aligned
 //   cudalab::wgmma_wait_group<P>(d);       wgmma.wait_group.sync.aligned P: until at most
 //                                          P committed groups are still in flight
@@ -22,7 +24,7 @@
 // a and b are descriptors of K-major tiles (cudalab::wgmma_descriptor);
 // acc false gives D = A * B (scale-d 0). Template arguments ScaleA and
 // ScaleB (1 or -1) are PTX's imm-scale-a/b; the transpose flags are 0 (both
-// operands K-major, the only layout TF32 has). N: 8, 16, 32, 64, 128 or 256.
+// operands K-major, the only layout TF32 and fp8 have). N: 8, 16, 32, 64, 128 or 256.
 // All 128 threads of a warpgroup (4 consecutive warps, the first a multiple
 // of 4) make each call together. Thread t of the warpgroup holds d[i] at
 // wgmma_accumulator_element(t, i). The instruction is asynchronous: d must
@@ -185,6 +187,46 @@ __device__ __forceinline__ void wgmma_tf32(WgmmaAccumulator<N>& d, std::uint64_t
 #endif
 }
 
+template <int N, int ScaleA = 1, int ScaleB = 1>
+__device__ __forceinline__ void wgmma_e4m3(WgmmaAccumulator<N>& d, std::uint64_t a, std::uint64_t b,
+                                           bool accumulate) {
+#if defined(CUDALAB_WGMMA_AVAILABLE)
+  CUDALAB_WGMMA_FOR_EACH_N("k32.f32.e4m3.e4m3", "")
+#else
+  __trap();
+#endif
+}
+
+template <int N, int ScaleA = 1, int ScaleB = 1>
+__device__ __forceinline__ void wgmma_e5m2(WgmmaAccumulator<N>& d, std::uint64_t a, std::uint64_t b,
+                                           bool accumulate) {
+#if defined(CUDALAB_WGMMA_AVAILABLE)
+  CUDALAB_WGMMA_FOR_EACH_N("k32.f32.e5m2.e5m2", "")
+#else
+  __trap();
+#endif
+}
+
+template <int N, int ScaleA = 1, int ScaleB = 1>
+__device__ __forceinline__ void wgmma_e4m3_e5m2(WgmmaAccumulator<N>& d, std::uint64_t a,
+                                                std::uint64_t b, bool accumulate) {
+#if defined(CUDALAB_WGMMA_AVAILABLE)
+  CUDALAB_WGMMA_FOR_EACH_N("k32.f32.e4m3.e5m2", "")
+#else
+  __trap();
+#endif
+}
+
+template <int N, int ScaleA = 1, int ScaleB = 1>
+__device__ __forceinline__ void wgmma_e5m2_e4m3(WgmmaAccumulator<N>& d, std::uint64_t a,
+                                                std::uint64_t b, bool accumulate) {
+#if defined(CUDALAB_WGMMA_AVAILABLE)
+  CUDALAB_WGMMA_FOR_EACH_N("k32.f32.e5m2.e4m3", "")
+#else
+  __trap();
+#endif
+}
+
 #undef CUDALAB_WGMMA_FOR_EACH_N
 #undef CUDALAB_WGMMA_ASM
 
@@ -223,19 +265,18 @@ class WgmmaAccumulator {
 
  private:
   template <int M>
-  friend void wgmma_issue(WgmmaAccumulator<M>&, numerics::MmaFormat, std::uint64_t, std::uint64_t,
-                          bool, int, int, std::source_location);
+  friend void wgmma_issue(WgmmaAccumulator<M>&, emu::detail::WgmmaTypes, std::uint64_t,
+                          std::uint64_t, bool, int, int, std::source_location);
   float x_[N / 2];
   mutable emu::detail::WgmmaAccumulatorState state_;
 };
 
 template <int N>
-void wgmma_issue(WgmmaAccumulator<N>& d, numerics::MmaFormat format, std::uint64_t a,
+void wgmma_issue(WgmmaAccumulator<N>& d, emu::detail::WgmmaTypes types, std::uint64_t a,
                  std::uint64_t b, bool accumulate, int scale_a, int scale_b,
                  std::source_location site) {
   emu::detail::wgmma_mma_async(
-      emu::detail::WgmmaIssue{format, N, a, b, accumulate, scale_a, scale_b, d.x_, &d.state_},
-      site);
+      emu::detail::WgmmaIssue{types, N, a, b, accumulate, scale_a, scale_b, d.x_, &d.state_}, site);
 }
 
 // The accumulators passed to the fence and the wait only matter under nvcc
@@ -289,6 +330,30 @@ template <int N, int ScaleA = 1, int ScaleB = 1>
 void wgmma_tf32(WgmmaAccumulator<N>& d, std::uint64_t a, std::uint64_t b, bool accumulate,
                 std::source_location site = std::source_location::current()) {
   wgmma_issue(d, numerics::MmaFormat::tf32, a, b, accumulate, ScaleA, ScaleB, site);
+}
+template <int N, int ScaleA = 1, int ScaleB = 1>
+void wgmma_e4m3(WgmmaAccumulator<N>& d, std::uint64_t a, std::uint64_t b, bool accumulate,
+                std::source_location site = std::source_location::current()) {
+  wgmma_issue(d, {numerics::Fp8Format::e4m3, numerics::Fp8Format::e4m3}, a, b, accumulate, ScaleA,
+              ScaleB, site);
+}
+template <int N, int ScaleA = 1, int ScaleB = 1>
+void wgmma_e5m2(WgmmaAccumulator<N>& d, std::uint64_t a, std::uint64_t b, bool accumulate,
+                std::source_location site = std::source_location::current()) {
+  wgmma_issue(d, {numerics::Fp8Format::e5m2, numerics::Fp8Format::e5m2}, a, b, accumulate, ScaleA,
+              ScaleB, site);
+}
+template <int N, int ScaleA = 1, int ScaleB = 1>
+void wgmma_e4m3_e5m2(WgmmaAccumulator<N>& d, std::uint64_t a, std::uint64_t b, bool accumulate,
+                     std::source_location site = std::source_location::current()) {
+  wgmma_issue(d, {numerics::Fp8Format::e4m3, numerics::Fp8Format::e5m2}, a, b, accumulate, ScaleA,
+              ScaleB, site);
+}
+template <int N, int ScaleA = 1, int ScaleB = 1>
+void wgmma_e5m2_e4m3(WgmmaAccumulator<N>& d, std::uint64_t a, std::uint64_t b, bool accumulate,
+                     std::source_location site = std::source_location::current()) {
+  wgmma_issue(d, {numerics::Fp8Format::e5m2, numerics::Fp8Format::e4m3}, a, b, accumulate, ScaleA,
+              ScaleB, site);
 }
 
 }  // namespace cudalab

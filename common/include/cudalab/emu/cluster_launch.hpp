@@ -53,6 +53,7 @@ class ClusterLaunch {
 
 // cudaFuncAttributeNonPortableClusterSizeAllowed per kernel (runtime.cpp).
 cudaError_t set_non_portable_cluster_size_allowed(const void* kernel, int value) noexcept;
+bool non_portable_cluster_size_allowed(const void* kernel) noexcept;
 // What a launch with this cluster shape is refused for, once its grid and
 // block are valid; cudaSuccess if nothing.
 cudaError_t check_cluster_launch(const void* kernel, dim3 grid, dim3 cluster) noexcept;
@@ -67,6 +68,23 @@ inline const bool compiled_cluster_dims_registered =
     register_compiled_cluster_dims(reinterpret_cast<const void*>(Kernel), dim3(X, Y, Z));
 
 }  // namespace detail
+
+// cudaOccupancyMaxPotentialClusterSize and cudaOccupancyMaxActiveClusters
+// (int*, const void*, const cudaLaunchConfig_t*) are declared from the
+// table runtime_api.def (runtime.hpp; common/emu/cluster_occupancy.cpp
+// says how they answer); these are their typed overloads.
+template <class... Params>
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int* cluster_size, void (*kernel)(Params...),
+                                                 const cudaLaunchConfig_t* config) {
+  return ::cudalab::emu::cudaOccupancyMaxPotentialClusterSize(
+      cluster_size, reinterpret_cast<const void*>(kernel), config);
+}
+template <class... Params>
+cudaError_t cudaOccupancyMaxActiveClusters(int* clusters, void (*kernel)(Params...),
+                                           const cudaLaunchConfig_t* config) {
+  return ::cudalab::emu::cudaOccupancyMaxActiveClusters(
+      clusters, reinterpret_cast<const void*>(kernel), config);
+}
 
 template <class... Params, class... Args>
 cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Params...),

@@ -38,6 +38,14 @@ const std::string& last_tensor_map_error();
 void tensor_load(void* destination, const CUtensorMap* map, int rank, const int* coordinates,
                  std::uint64_t* barrier, const void* pc, const std::source_location& site);
 
+// The same with .multicast::cluster: the box lands at `destination`'s
+// shared offset in every block of the cluster whose rank has its bit set in
+// `cta_mask`, completing its bytes on the mbarrier at `barrier`'s offset in
+// that block.
+void tensor_load_multicast(void* destination, const CUtensorMap* map, int rank,
+                           const int* coordinates, std::uint64_t* barrier, std::uint16_t cta_mask,
+                           const void* pc, const std::source_location& site);
+
 // cp.async.bulk.tensor.<rank>d.global.shared::cta.bulk_group: the box in
 // shared memory at `source` to the tensor at `coordinates`, its
 // out-of-bounds elements skipped. Done when issued (see docs/emulator.md).

@@ -6,6 +6,7 @@
 #include <source_location>
 
 #include "cudalab/numerics/block_fma.hpp"
+#include "cudalab/numerics/fp8.hpp"
 
 namespace cudalab::emu::detail {
 
@@ -21,9 +22,21 @@ struct WgmmaAccumulatorState {
 };
 inline constexpr std::uint32_t kNotAccessed = 0xffffffffu;
 
+// The operand types of an mma_async: fp16, bf16 or tf32 for both, or fp8
+// (.e4m3/.e5m2, K 32) with a format for each.
+struct WgmmaTypes {
+  constexpr WgmmaTypes() = default;
+  constexpr WgmmaTypes(numerics::MmaFormat both) : format(both) {}
+  constexpr WgmmaTypes(numerics::Fp8Format a, numerics::Fp8Format b)
+      : fp8(true), fp8_a(a), fp8_b(b) {}
+  numerics::MmaFormat format = numerics::MmaFormat::fp16;  // unless fp8
+  bool fp8 = false;
+  numerics::Fp8Format fp8_a = numerics::Fp8Format::e4m3, fp8_b = numerics::Fp8Format::e4m3;
+};
+
 // One thread's wgmma.mma_async.
 struct WgmmaIssue {
-  numerics::MmaFormat format;
+  WgmmaTypes types;
   int n;
   std::uint64_t descriptor_a, descriptor_b;
   bool accumulate;

@@ -1,0 +1,21 @@
+// The TMA multicast kernel on the GPU: tma_multicast.cuh compiled by nvcc,
+// the wrapper as inline PTX (cp.async.bulk.tensor ... .multicast::cluster,
+// sm_90) and the tensor maps encoded by the driver.
+#include <string>
+
+#include "cudalab/device_info.hpp"
+#include "tma_multicast.cuh"
+
+namespace tma_multicast {
+
+const Kernels& gpu_kernels() { return kernels(); }
+
+std::string gpu_unavailable_reason() {
+  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  if (prop.major < 9) return "TMA multicast over a thread block cluster needs sm_90 (Hopper)";
+  return "";
+}
+
+}  // namespace tma_multicast
