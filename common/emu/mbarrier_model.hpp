@@ -29,9 +29,14 @@ bool report_stuck_mbarrier(BlockRun& run);
 // issued: they land at `destination` late, as a bulk copy's do, completing
 // their size in transaction bytes on `barrier`'s current phase. The caller
 // has checked and traced the accesses.
-void staged_copy_on_barrier(BlockRun& run, void* destination,
-                            std::shared_ptr<const std::vector<std::byte>> bytes,
-                            std::uint64_t* barrier, const std::source_location& site);
+// Returns the copy's number in the block's async events (recording only).
+std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
+                                     std::shared_ptr<const std::vector<std::byte>> bytes,
+                                     std::uint64_t* barrier, const std::source_location& site);
+
+// A block that recorded async events (BlockRun::async_events) hands them and
+// its bulk tensor copies to the launch when it ends, its sites named.
+void record_async_trace(LaunchState& launch, BlockRun& run);
 
 // An access by a thread to shared bytes that an async copy has not completed
 // yet: an intra_block_race report naming the copy and its barrier's phase.

@@ -6,6 +6,7 @@
 // out-of-bounds elements. Both are checked and traced as the issuing
 // thread's accesses: a load reads only the global bytes inside the tensor,
 // a row of the box at a time.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -152,6 +153,32 @@ std::size_t swizzled(const BlockRun& run, std::uintptr_t box, std::size_t offset
   return tma_swizzled_address(shared + static_cast<std::uint32_t>(offset), span) - shared;
 }
 
+// The copy as the recording keeps it (TmaCopyRecord), without its sectors.
+TmaCopyRecord copy_record(const BlockRun& run, const TensorMapDescription& d,
+                          const int* coordinates, std::uintptr_t box, bool is_store) {
+  TmaCopyRecord r;
+  r.block = static_cast<std::uint32_t>(run.info.block_linear);
+  r.order = static_cast<std::uint32_t>(run.async_events.size());
+  r.thread = static_cast<std::uint16_t>(current_thread->linear);
+  r.is_store = is_store;
+  r.rank = d.rank;
+  r.element_bytes = d.element_bytes;
+  r.swizzle_bytes = d.swizzle_span;
+  for (int i = 0; i < d.rank; ++i) {
+    r.box[i] = d.box[i];
+    r.coordinates[i] = coordinates[i];
+  }
+  r.shared_offset = static_cast<std::uint32_t>(box - run.shared_low);
+  return r;
+}
+
+// Sorted, without repeats.
+std::vector<std::uint64_t> distinct(std::vector<std::uint64_t> sectors) {
+  std::sort(sectors.begin(), sectors.end());
+  sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+  return sectors;
+}
+
 }  // namespace
 }  // namespace cudalab::emu::detail
 
@@ -169,6 +196,7 @@ void tensor_load(void* destination, const CUtensorMap* map, int rank, const int*
   const auto box = reinterpret_cast<std::uintptr_t>(destination);
   check_shared_box(run, box, shape.bytes, operation, site);
   auto staged = std::make_shared<std::vector<std::byte>>(shape.bytes);
+  std::vector<std::uint64_t> sectors;  // recording only
   const bool checking = checking_an_access;
   checking_an_access = false;                 // these accesses are the kernel's
   std::uintptr_t run_start = 0, run_end = 0;  // global bytes of the row read so far
@@ -188,6 +216,8 @@ void tensor_load(void* destination, const CUtensorMap* map, int rank, const int*
           fill(d, element);
         } else {
           std::memcpy(element, reinterpret_cast<const void*>(address), d.element_bytes);
+          if (run.recording) [[unlikely]]
+            sectors.push_back(address / 32);
         }
         // One traced read per row of the box inside the tensor.
         if (column == 0 || address != run_end) {
@@ -199,7 +229,14 @@ void tensor_load(void* destination, const CUtensorMap* map, int rank, const int*
   if (run_end != run_start) observe(run_start, run_end - run_start, kRead, pc);
   observe(box, shape.bytes, kWrite, pc);
   checking_an_access = checking;
-  staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+  if (!run.recording) [[likely]] {
+    staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+    return;
+  }
+  TmaCopyRecord record = copy_record(run, d, coordinates, box, false);
+  record.global_sectors = distinct(std::move(sectors));
+  record.copy = staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+  run.tma_copies.push_back(std::move(record));
 }
 
 void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, const void* source,
@@ -211,11 +248,14 @@ void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, cons
   const BoxShape shape = shape_of(d);
   const auto box = reinterpret_cast<std::uintptr_t>(source);
   check_shared_box(run, box, shape.bytes, operation, site);
+  std::vector<std::uint64_t> sectors;  // recording only
   const bool checking = checking_an_access;
   checking_an_access = false;  // these accesses are the kernel's
   for_each_element(d, shape, coordinates,
                    [&](std::uint64_t address, std::size_t offset, std::uint32_t) {
                      if (address == 0) return;  // outside the tensor: not written
+                     if (run.recording) [[unlikely]]
+                       sectors.push_back(address / 32);
                      const std::uintptr_t from = box + swizzled(run, box, offset, d.swizzle_span);
                      observe(from, d.element_bytes, kRead, pc);
                      observe(address, d.element_bytes, kWrite, pc);
@@ -223,6 +263,10 @@ void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, cons
                                  reinterpret_cast<const void*>(from), d.element_bytes);
                    });
   checking_an_access = checking;
+  if (run.recording) [[unlikely]] {
+    run.tma_copies.push_back(copy_record(run, d, coordinates, box, true));
+    run.tma_copies.back().global_sectors = distinct(std::move(sectors));
+  }
 }
 
 }  // namespace cudalab::emu
