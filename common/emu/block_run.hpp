@@ -214,7 +214,7 @@ class BlockRun {
   std::vector<RawAccess> trace;
   // While recording: the block's mbarrier and async-copy events (mbarrier.cpp,
   // tma_copies.cpp) with each one's site, named when the block ends, and its
-  // bulk tensor copies.
+  // bulk tensor copies; record_async_trace empties them at the block's end.
   std::vector<AsyncEvent> async_events;
   std::vector<SiteRef> async_sites;
   std::vector<TmaCopyRecord> tma_copies;

@@ -502,9 +502,6 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   run.race_phase = launch.id;
   run.barrier_arrived = 0;
   run.trace.clear();
-  run.async_events.clear();
-  run.async_sites.clear();
-  run.tma_copies.clear();
   if (run.cache_launch != launch.id) {
     run.cache_launch = launch.id;
     for (auto& c : run.cached) c = {};
@@ -525,8 +522,10 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   std::uint64_t seen = launch.longest_thread_ns.load(std::memory_order_relaxed);
   while (longest > seen && !launch.longest_thread_ns.compare_exchange_weak(seen, longest)) {
   }
-  if (launch.recording) analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
-  if (!run.async_events.empty() || !run.tma_copies.empty()) record_async_trace(launch, run);
+  if (launch.recording) {
+    analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
+    record_async_trace(launch, run);
+  }
 }
 
 namespace {

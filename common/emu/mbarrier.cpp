@@ -311,6 +311,7 @@ std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
 }
 
 void record_async_trace(LaunchState& launch, BlockRun& run) {
+  if (run.async_events.empty() && run.tma_copies.empty()) return;
   std::lock_guard lock(launch.mutex);
   for (std::size_t e = 0; e < run.async_events.size(); ++e) {
     AsyncEvent event = run.async_events[e];
@@ -318,6 +319,11 @@ void record_async_trace(LaunchState& launch, BlockRun& run) {
     launch.async_events.push_back(event);
   }
   for (TmaCopyRecord& copy : run.tma_copies) launch.tma_copies.push_back(std::move(copy));
+  // Emptied here, not when a block starts: a launch without a Recording
+  // never touches them.
+  run.async_events.clear();
+  run.async_sites.clear();
+  run.tma_copies.clear();
 }
 
 void land_async_copies_when_idle(BlockRun& run) {

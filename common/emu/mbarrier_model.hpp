@@ -34,8 +34,9 @@ std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
                                      std::shared_ptr<const std::vector<std::byte>> bytes,
                                      std::uint64_t* barrier, const std::source_location& site);
 
-// A block that recorded async events (BlockRun::async_events) hands them and
-// its bulk tensor copies to the launch when it ends, its sites named.
+// At the end of a recorded block: hands its async events
+// (BlockRun::async_events) and bulk tensor copies to the launch, their sites
+// named, and empties them for the worker's next block.
 void record_async_trace(LaunchState& launch, BlockRun& run);
 
 // An access by a thread to shared bytes that an async copy has not completed
