@@ -65,6 +65,10 @@ void draw_frame(UiState& state) {
       panel_tab(state, Panel::kTiles, "Tile walk", draw_tile_walk_panel);
     if (shown(state, Panel::kTraffic))
       panel_tab(state, Panel::kTraffic, "Traffic", draw_traffic_panel);
+    if (shown(state, Panel::kSwizzle))
+      panel_tab(state, Panel::kSwizzle, "TMA swizzle", draw_swizzle_panel);
+    if (shown(state, Panel::kPipeline))
+      panel_tab(state, Panel::kPipeline, "Async pipeline", draw_pipeline_panel);
     panel_tab(state, Panel::kHelp, "Help", draw_help_panel);
     ImGui::EndTabBar();
   }

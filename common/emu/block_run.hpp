@@ -212,6 +212,12 @@ class BlockRun {
   std::uint64_t race_phase = 0;
   RaceShadow shadow;  // the intra-block race check's, per word touched
   std::vector<RawAccess> trace;
+  // While recording: the block's mbarrier and async-copy events (mbarrier.cpp,
+  // tma_copies.cpp) with each one's site, named when the block ends, and its
+  // bulk tensor copies; record_async_trace empties them at the block's end.
+  std::vector<AsyncEvent> async_events;
+  std::vector<SiteRef> async_sites;
+  std::vector<TmaCopyRecord> tma_copies;
 
   // Runs every thread of the block to completion (or to a reported deadlock).
   void execute();

@@ -522,7 +522,10 @@ void run_block(LaunchState& launch, std::uint64_t linear) {
   std::uint64_t seen = launch.longest_thread_ns.load(std::memory_order_relaxed);
   while (longest > seen && !launch.longest_thread_ns.compare_exchange_weak(seen, longest)) {
   }
-  if (launch.recording) analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
+  if (launch.recording) {
+    analyse_block(launch, static_cast<std::uint32_t>(linear), run.trace, n);
+    record_async_trace(launch, run);
+  }
 }
 
 namespace {

@@ -262,6 +262,8 @@ struct LaunchState {
   std::uint64_t accesses_kept = 0;
   std::uint64_t accesses_seen = 0;
   std::unordered_map<std::uint32_t, SiteStats> stats;
+  std::vector<AsyncEvent> async_events;  // the blocks' (mbarrier.cpp), in the order they ended
+  std::vector<TmaCopyRecord> tma_copies;
 
   // Adds a report unless an equal one (kind, site) is already there; fills
   // the report's file and line from `site` when it names one.

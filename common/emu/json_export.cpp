@@ -178,6 +178,38 @@ nlohmann::json to_json(const LaunchRecord& launch, const ExportLimits& limits) {
       {"columns", json::array({"block", "thread", "site", "address", "bytes", "flags"})},
       {"flags", {{"read", 1}, {"write", 2}, {"atomic", 4}, {"shared", 8}, {"constant", 16}}},
       {"accesses", accesses}};
+  // Hopper's async machinery (mbarriers, async copies, TMA); only where the
+  // launch used it, so older readers and launches that did not see nothing new.
+  if (!launch.async_events.empty()) {
+    json events = json::array();
+    for (const AsyncEvent& e : launch.async_events) {
+      events.push_back(json::array({e.block, e.order, to_string(e.kind),
+                                    e.thread == kNoThread ? json(nullptr) : json(e.thread),
+                                    e.barrier, e.phase, e.bytes, e.copy, e.shared_offset, e.site}));
+    }
+    doc["async_events"] = {
+        {"columns", json::array({"block", "order", "kind", "thread", "barrier", "phase", "bytes",
+                                 "copy", "shared_offset", "site"})},
+        {"events", events}};
+  }
+  if (!launch.tma_copies.empty()) {
+    json copies = json::array();
+    for (const TmaCopyRecord& c : launch.tma_copies) {
+      copies.push_back({{"block", c.block},
+                        {"order", c.order},
+                        {"thread", c.thread},
+                        {"direction", c.is_store ? "store" : "load"},
+                        {"copy", c.copy},
+                        {"element_bytes", c.element_bytes},
+                        {"swizzle_bytes", c.swizzle_bytes},
+                        {"box", std::vector<std::uint32_t>(c.box.begin(), c.box.begin() + c.rank)},
+                        {"coordinates", std::vector<std::int32_t>(c.coordinates.begin(),
+                                                                  c.coordinates.begin() + c.rank)},
+                        {"shared_offset", c.shared_offset},
+                        {"global_sectors", c.global_sectors}});
+    }
+    doc["tma_copies"] = copies;
+  }
   return doc;
 }
 

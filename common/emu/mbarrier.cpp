@@ -54,6 +54,7 @@ struct InFlightCopy {
   bool counts_tx = false;
   unsigned thread = 0;
   std::uint64_t stage = 0;
+  std::uint32_t number = 0;  // in the block's issue order (the recorded events name it)
   std::source_location site;
   // A bulk tensor copy's box, gathered when issued: `source` points into it.
   std::shared_ptr<const std::vector<std::byte>> staged;
@@ -71,6 +72,7 @@ struct BlockAsyncState {
   std::vector<Mbarrier> barriers;
   std::vector<InFlightCopy> copies;
   std::unordered_map<unsigned, PipelineStages> pipelines;
+  std::uint32_t copies_issued = 0;
 };
 
 thread_local BlockAsyncState block_state;
@@ -82,6 +84,7 @@ BlockAsyncState& state_of(BlockRun& run) {
     block_state.barriers.clear();
     block_state.copies.clear();
     block_state.pipelines.clear();
+    block_state.copies_issued = 0;
   }
   return block_state;
 }
@@ -90,6 +93,28 @@ BlockRun& current_run() {
   BlockRun* run = current_thread->run;
   if (!run) throw std::logic_error("an mbarrier or async copy used outside a kernel");
   return *run;
+}
+
+// True while copies land because nothing of the block can run: what that
+// brings about is no thread's doing, whichever fiber happens to be parking.
+thread_local bool landing_while_idle = false;
+
+// Appends an event to the block's async trace; called only while recording.
+[[gnu::cold]] void trace(BlockRun& run, AsyncEventKind kind, int barrier, std::uint64_t phase,
+                         std::uint64_t bytes, const std::source_location* site,
+                         std::uint32_t copy = 0, std::uintptr_t destination = 0) {
+  AsyncEvent e;
+  e.block = static_cast<std::uint32_t>(run.info.block_linear);
+  e.order = static_cast<std::uint32_t>(run.async_events.size());
+  e.kind = kind;
+  e.thread = landing_while_idle ? kNoThread : static_cast<std::uint16_t>(current_thread->linear);
+  e.barrier = barrier;
+  e.phase = phase;
+  e.bytes = bytes;
+  e.copy = copy;
+  e.shared_offset = destination ? static_cast<std::uint32_t>(destination - run.shared_low) : 0;
+  run.async_events.push_back(e);
+  run.async_sites.push_back(site ? SiteRef(*site) : SiteRef());
 }
 
 std::string describe(const BlockRun& run, const Mbarrier& b) {
@@ -135,6 +160,13 @@ bool has_copies(const BlockAsyncState& s, int barrier) {
 }
 
 void land(BlockRun& run, const InFlightCopy& c) {
+  if (run.recording) [[unlikely]] {
+    // The phase it completes on, or its cuda::pipeline stage.
+    const std::uint64_t phase =
+        c.barrier < 0 ? c.stage : state_of(run).barriers[std::size_t(c.barrier)].phase;
+    trace(run, AsyncEventKind::copy_land, c.barrier, phase, c.bytes, nullptr, c.number,
+          c.destination);
+  }
   std::memcpy(reinterpret_cast<void*>(c.destination), c.source, c.bytes);
   std::memset(run.shared_written + (c.destination - run.shared_low), 1, c.bytes);
 }
@@ -158,6 +190,11 @@ std::uint64_t land_where(BlockRun& run, BlockAsyncState& s, Keep keep) {
 }
 
 void complete_phase(BlockRun& run, Mbarrier& b) {
+  if (run.recording) [[unlikely]] {
+    const BlockAsyncState& s = state_of(run);
+    trace(run, AsyncEventKind::phase_complete, static_cast<int>(&b - s.barriers.data()), b.phase, 0,
+          nullptr);
+  }
   ++b.phase;
   b.pending = b.count;
   b.tx = 0;
@@ -194,10 +231,15 @@ void park_on(BlockRun& run, BlockAsyncState& s, int i, const std::source_locatio
   s.barriers[static_cast<std::size_t>(i)].waiters.push_back(me);
   run.extra[me].waiting = Waiting::mbarrier;
   run.extra[me].wait_site = site;
+  const std::uint64_t phase = s.barriers[static_cast<std::size_t>(i)].phase;
+  if (run.recording) [[unlikely]]
+    trace(run, AsyncEventKind::wait_begin, i, phase, 0, &site);
   const bool checking = checking_an_access;
   checking_an_access = false;  // the threads that run meanwhile are checked
   run.park();
   checking_an_access = checking;
+  if (run.recording) [[unlikely]]
+    trace(run, AsyncEventKind::wait_end, i, phase, 0, &site);
 }
 
 void check_destination(BlockRun& run, const void* destination, std::size_t bytes,
@@ -250,21 +292,48 @@ void observe_copy(const void* destination, const void* source, std::size_t bytes
 
 }  // namespace
 
-void staged_copy_on_barrier(BlockRun& run, void* destination,
-                            std::shared_ptr<const std::vector<std::byte>> bytes,
-                            std::uint64_t* barrier, const std::source_location& site,
-                            std::string issuer) {
+std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
+                                     std::shared_ptr<const std::vector<std::byte>> bytes,
+                                     std::uint64_t* barrier, const std::source_location& site,
+                                     std::string issuer) {
   BlockAsyncState& s = state_of(run);
   const int i = barrier_index(run, s, barrier, "cp.async.bulk.tensor", site);
   const void* source = bytes->data();
   const std::size_t size = bytes->size();
-  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination), source, size, i, true,
-                      current_thread->linear, 0, site, std::move(bytes), std::move(issuer)});
+  const auto to = reinterpret_cast<std::uintptr_t>(destination);
+  const std::uint32_t number = s.copies_issued++;
+  s.copies.push_back({to, source, size, i, true, current_thread->linear, 0, number, site,
+                      std::move(bytes), std::move(issuer)});
   ++run.async_copies_in_flight;
+  if (run.recording) [[unlikely]] {
+    trace(run, AsyncEventKind::copy_issue, i, s.barriers[std::size_t(i)].phase, size, &site, number,
+          to);
+  }
+  return number;
+}
+
+void record_async_trace(LaunchState& launch, BlockRun& run) {
+  if (run.async_events.empty() && run.tma_copies.empty()) return;
+  std::lock_guard lock(launch.mutex);
+  for (std::size_t e = 0; e < run.async_events.size(); ++e) {
+    AsyncEvent event = run.async_events[e];
+    if (run.async_sites[e]) event.site = launch.site_id(run.async_sites[e]);
+    launch.async_events.push_back(event);
+  }
+  for (TmaCopyRecord& copy : run.tma_copies) launch.tma_copies.push_back(std::move(copy));
+  // Emptied here, not when a block starts: a launch without a Recording
+  // never touches them.
+  run.async_events.clear();
+  run.async_sites.clear();
+  run.tma_copies.clear();
 }
 
 void land_async_copies_when_idle(BlockRun& run) {
   const CheckingAnAccess scope;
+  landing_while_idle = true;
+  struct Reset {
+    ~Reset() { landing_while_idle = false; }
+  } reset;
   BlockAsyncState& s = state_of(run);
   for (std::size_t i = 0; i < s.barriers.size(); ++i) {
     const int index = static_cast<int>(i);
@@ -391,9 +460,15 @@ void mbarrier_init(std::uint64_t* barrier, unsigned count, const std::source_loc
                    site);
     }
     b = fresh;
+    if (run.recording) [[unlikely]]
+      detail::trace(run, AsyncEventKind::barrier_init, static_cast<int>(&b - s.barriers.data()), 0,
+                    count, &site);
     return;
   }
   s.barriers.push_back(fresh);
+  if (run.recording) [[unlikely]]
+    detail::trace(run, AsyncEventKind::barrier_init, static_cast<int>(s.barriers.size() - 1), 0,
+                  count, &site);
 }
 
 void mbarrier_inval(std::uint64_t* barrier, const std::source_location& site) {
@@ -425,6 +500,9 @@ void mbarrier_expect_tx(std::uint64_t* barrier, std::uint32_t bytes,
       detail::barrier_index(run, s, barrier, "mbarrier.expect_tx", site))];
   b.tx += bytes;
   b.announced += bytes;
+  if (run.recording) [[unlikely]]
+    detail::trace(run, AsyncEventKind::expect_tx, static_cast<int>(&b - s.barriers.data()), b.phase,
+                  bytes, &site);
 }
 
 void mbarrier_complete_tx(std::uint64_t* barrier, std::uint32_t bytes,
@@ -434,6 +512,8 @@ void mbarrier_complete_tx(std::uint64_t* barrier, std::uint32_t bytes,
   BlockAsyncState& s = state_of(run);
   const int i = detail::barrier_index(run, s, barrier, "mbarrier.complete_tx", site);
   detail::Mbarrier& b = s.barriers[static_cast<std::size_t>(i)];
+  if (run.recording) [[unlikely]]
+    detail::trace(run, AsyncEventKind::complete_tx, i, b.phase, bytes, &site);
   b.tx -= bytes;
   b.completed += bytes;
   if (b.pending == 0 && b.tx == 0 && !detail::has_copies(s, i)) detail::complete_phase(run, b);
@@ -472,6 +552,8 @@ std::uint64_t mbarrier_arrive(std::uint64_t* barrier, std::ptrdiff_t arrivals,
          << " are missing: more arrivals than the count";
     detail::fail(run, what.str(), site);
   }
+  if (run.recording) [[unlikely]]
+    detail::trace(run, AsyncEventKind::arrive, i, b.phase, expect_tx_bytes, &site);
   b.tx += expect_tx_bytes;
   b.announced += expect_tx_bytes;
   const std::uint64_t token = b.phase;
@@ -515,17 +597,15 @@ void async_copy_on_barrier(void* destination, const void* source, std::size_t by
   detail::check_alignment(run, destination, source, bytes, counts_tx ? 16 : alignment, counts_tx,
                           site);
   detail::observe_copy(destination, source, bytes, pc);
-  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination),
-                      source,
-                      bytes,
-                      i,
-                      counts_tx,
-                      current_thread->linear,
-                      0,
-                      site,
-                      nullptr,
-                      {}});
+  const auto to = reinterpret_cast<std::uintptr_t>(destination);
+  const std::uint32_t number = s.copies_issued++;
+  s.copies.push_back(
+      {to, source, bytes, i, counts_tx, current_thread->linear, 0, number, site, nullptr, {}});
   ++run.async_copies_in_flight;
+  if (run.recording) [[unlikely]] {
+    detail::trace(run, AsyncEventKind::copy_issue, i, s.barriers[std::size_t(i)].phase, bytes,
+                  &site, number, to);
+  }
 }
 
 void pipeline_copy(void* destination, const void* source, std::size_t bytes, std::size_t alignment,
@@ -537,17 +617,13 @@ void pipeline_copy(void* destination, const void* source, std::size_t bytes, std
   detail::check_alignment(run, destination, source, bytes, alignment, false, site);
   detail::observe_copy(destination, source, bytes, pc);
   const unsigned me = current_thread->linear;
-  s.copies.push_back({reinterpret_cast<std::uintptr_t>(destination),
-                      source,
-                      bytes,
-                      -1,
-                      false,
-                      me,
-                      s.pipelines[me].committed,
-                      site,
-                      nullptr,
-                      {}});
+  const auto to = reinterpret_cast<std::uintptr_t>(destination);
+  const std::uint64_t stage = s.pipelines[me].committed;
+  const std::uint32_t number = s.copies_issued++;
+  s.copies.push_back({to, source, bytes, -1, false, me, stage, number, site, nullptr, {}});
   ++run.async_copies_in_flight;
+  if (run.recording) [[unlikely]]
+    detail::trace(run, AsyncEventKind::copy_issue, -1, stage, bytes, &site, number, to);
 }
 
 void pipeline_commit() {

@@ -31,10 +31,16 @@ bool report_stuck_mbarrier(BlockRun& run);
 // their size in transaction bytes on `barrier`'s current phase. The caller
 // has checked and traced the accesses. `issuer`: who issued it when that is
 // a peer block's thread (a multicast), for reports; empty: the current thread.
-void staged_copy_on_barrier(BlockRun& run, void* destination,
-                            std::shared_ptr<const std::vector<std::byte>> bytes,
-                            std::uint64_t* barrier, const std::source_location& site,
-                            std::string issuer = {});
+// Returns the copy's number in the block's async events (recording only).
+std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
+                                     std::shared_ptr<const std::vector<std::byte>> bytes,
+                                     std::uint64_t* barrier, const std::source_location& site,
+                                     std::string issuer = {});
+
+// At the end of a recorded block: hands its async events
+// (BlockRun::async_events) and bulk tensor copies to the launch, their sites
+// named, and empties them for the worker's next block.
+void record_async_trace(LaunchState& launch, BlockRun& run);
 
 // An access by a thread to shared bytes that an async copy has not completed
 // yet: an intra_block_race report naming the copy and its barrier's phase.

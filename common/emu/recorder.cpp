@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 
 #include "cudalab/emu/cluster_launch.hpp"
 #include "cudalab/emu/cooperative_launch.hpp"
@@ -357,6 +358,14 @@ void record_launch(LaunchState& launch) {
   std::sort(record.constant_cache.per_site.begin(), record.constant_cache.per_site.end(), by_site);
   std::sort(record.coalescing.per_site.begin(), record.coalescing.per_site.end(), by_site);
   std::sort(record.bank_conflicts.per_site.begin(), record.bank_conflicts.per_site.end(), by_site);
+  // Blocks end in any order on the workers; a reader wants them by block.
+  auto by_block = [](const auto& a, const auto& b) {
+    return std::tie(a.block, a.order) < std::tie(b.block, b.order);
+  };
+  record.async_events = std::move(launch.async_events);
+  std::stable_sort(record.async_events.begin(), record.async_events.end(), by_block);
+  record.tma_copies = std::move(launch.tma_copies);
+  std::stable_sort(record.tma_copies.begin(), record.tma_copies.end(), by_block);
   launches.push_back(std::move(record));
 }
 
@@ -379,6 +388,30 @@ void set_options(const Options& o) {
 }
 
 // ---- reports --------------------------------------------------------------------------
+
+const char* to_string(AsyncEventKind kind) {
+  switch (kind) {
+    case AsyncEventKind::barrier_init:
+      return "barrier_init";
+    case AsyncEventKind::arrive:
+      return "arrive";
+    case AsyncEventKind::expect_tx:
+      return "expect_tx";
+    case AsyncEventKind::complete_tx:
+      return "complete_tx";
+    case AsyncEventKind::phase_complete:
+      return "phase_complete";
+    case AsyncEventKind::wait_begin:
+      return "wait_begin";
+    case AsyncEventKind::wait_end:
+      return "wait_end";
+    case AsyncEventKind::copy_issue:
+      return "copy_issue";
+    case AsyncEventKind::copy_land:
+      return "copy_land";
+  }
+  return "unknown";
+}
 
 const char* to_string(ReportKind kind) {
   switch (kind) {

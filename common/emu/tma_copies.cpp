@@ -6,6 +6,7 @@
 // out-of-bounds elements. Both are checked and traced as the issuing
 // thread's accesses: a load reads only the global bytes inside the tensor,
 // a row of the box at a time.
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -155,11 +156,13 @@ std::size_t swizzled(const BlockRun& run, std::uintptr_t box, std::size_t offset
 }
 
 // The box of a load at `coordinates`, gathered from global memory and placed
-// as the swizzle says, its global reads traced as the issuing thread's.
+// as the swizzle says, its global reads traced as the issuing thread's; with
+// `sectors` (a recording), the 32-byte global sectors it read.
 std::shared_ptr<std::vector<std::byte>> gather_box(BlockRun& run, const TensorMapDescription& d,
                                                    const int* coordinates, std::uintptr_t box,
                                                    const char* operation, const void* pc,
-                                                   const std::source_location& site) {
+                                                   const std::source_location& site,
+                                                   std::vector<std::uint64_t>* sectors) {
   const BoxShape shape = shape_of(d);
   check_shared_box(run, box, shape.bytes, operation, site);
   auto staged = std::make_shared<std::vector<std::byte>>(shape.bytes);
@@ -182,6 +185,8 @@ std::shared_ptr<std::vector<std::byte>> gather_box(BlockRun& run, const TensorMa
           fill(d, element);
         } else {
           std::memcpy(element, reinterpret_cast<const void*>(address), d.element_bytes);
+          if (sectors) [[unlikely]]
+            sectors->push_back(address / 32);
         }
         // One traced read per row of the box inside the tensor.
         if (column == 0 || address != run_end) {
@@ -204,6 +209,32 @@ void observe_box_write(std::uintptr_t box, std::size_t bytes, const void* pc) {
   checking_an_access = checking;
 }
 
+// The copy as the recording keeps it (TmaCopyRecord), without its sectors.
+TmaCopyRecord copy_record(const BlockRun& run, const TensorMapDescription& d,
+                          const int* coordinates, std::uintptr_t box, bool is_store) {
+  TmaCopyRecord r;
+  r.block = static_cast<std::uint32_t>(run.info.block_linear);
+  r.order = static_cast<std::uint32_t>(run.async_events.size());
+  r.thread = static_cast<std::uint16_t>(current_thread->linear);
+  r.is_store = is_store;
+  r.rank = d.rank;
+  r.element_bytes = d.element_bytes;
+  r.swizzle_bytes = d.swizzle_span;
+  for (int i = 0; i < d.rank; ++i) {
+    r.box[i] = d.box[i];
+    r.coordinates[i] = coordinates[i];
+  }
+  r.shared_offset = static_cast<std::uint32_t>(box - run.shared_low);
+  return r;
+}
+
+// Sorted, without repeats.
+std::vector<std::uint64_t> distinct(std::vector<std::uint64_t> sectors) {
+  std::sort(sectors.begin(), sectors.end());
+  sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+  return sectors;
+}
+
 }  // namespace
 }  // namespace cudalab::emu::detail
 
@@ -218,9 +249,18 @@ void tensor_load(void* destination, const CUtensorMap* map, int rank, const int*
   const char* operation = "cp.async.bulk.tensor (load)";
   const TensorMapDescription d = description_of(run, map, rank, operation, site);
   const auto box = reinterpret_cast<std::uintptr_t>(destination);
-  auto staged = gather_box(run, d, coordinates, box, operation, pc, site);
+  std::vector<std::uint64_t> sectors;  // a recording's only
+  auto staged =
+      gather_box(run, d, coordinates, box, operation, pc, site, run.recording ? &sectors : nullptr);
   observe_box_write(box, staged->size(), pc);
-  staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+  if (!run.recording) [[likely]] {
+    staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+    return;
+  }
+  TmaCopyRecord record = copy_record(run, d, coordinates, box, false);
+  record.global_sectors = distinct(std::move(sectors));
+  record.copy = staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+  run.tma_copies.push_back(std::move(record));
 }
 
 void tensor_load_multicast(void* destination, const CUtensorMap* map, int rank,
@@ -236,7 +276,7 @@ void tensor_load_multicast(void* destination, const CUtensorMap* map, int rank,
   }
   const auto box = reinterpret_cast<std::uintptr_t>(destination);
   const std::shared_ptr<const std::vector<std::byte>> staged =
-      gather_box(run, d, coordinates, box, operation, pc, site);
+      gather_box(run, d, coordinates, box, operation, pc, site, nullptr);
   // The same shared offset, and the mbarrier at the same offset, in every
   // block of the mask (map_shared_rank reports a rank outside the cluster).
   for (unsigned r = 0; r < 16; ++r) {
@@ -262,11 +302,14 @@ void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, cons
   const BoxShape shape = shape_of(d);
   const auto box = reinterpret_cast<std::uintptr_t>(source);
   check_shared_box(run, box, shape.bytes, operation, site);
+  std::vector<std::uint64_t> sectors;  // recording only
   const bool checking = checking_an_access;
   checking_an_access = false;  // these accesses are the kernel's
   for_each_element(d, shape, coordinates,
                    [&](std::uint64_t address, std::size_t offset, std::uint32_t) {
                      if (address == 0) return;  // outside the tensor: not written
+                     if (run.recording) [[unlikely]]
+                       sectors.push_back(address / 32);
                      const std::uintptr_t from = box + swizzled(run, box, offset, d.swizzle_span);
                      observe(from, d.element_bytes, kRead, pc);
                      observe(address, d.element_bytes, kWrite, pc);
@@ -274,6 +317,10 @@ void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, cons
                                  reinterpret_cast<const void*>(from), d.element_bytes);
                    });
   checking_an_access = checking;
+  if (run.recording) [[unlikely]] {
+    run.tma_copies.push_back(copy_record(run, d, coordinates, box, true));
+    run.tma_copies.back().global_sectors = distinct(std::move(sectors));
+  }
 }
 
 }  // namespace cudalab::emu

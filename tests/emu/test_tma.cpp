@@ -5,12 +5,15 @@
 // with; on the emulator the planted bugs are reported in words.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "both_backends.hpp"
 #include "cudalab/cuda_error.hpp"
+#include "cudalab/emu/recorder.hpp"
 #include "cudalab/tma_swizzle.hpp"
 #include "tma.hpp"
 
@@ -212,6 +215,41 @@ TEST(TmaEmu, TheLoadIsTracedAsTheIssuingThreadsGlobalReads) {
   // 8 rows of 128 bytes: 4 sectors each, in 16-byte pieces.
   EXPECT_EQ(r.load_sectors, 64u);
   EXPECT_EQ(r.load_requests, 64u);
+}
+
+// A Recording keeps each bulk tensor copy's box, swizzle and sectors (what
+// the viewer's swizzle view draws), loads and stores, by block: the tiled
+// update of a 29 x 41 fp32 tensor in 16 x 16 boxes is 2 x 3 blocks of one
+// load and one store each.
+TEST(TmaEmu, TheRecordingKeepsEachCopysBoxSwizzleAndSectors) {
+  const Tensor t = tensor(f32, 4, {29, 41}, {16, 16}, CU_TENSOR_MAP_SWIZZLE_64B);
+  cudalab::emu::Recording rec;
+  emulator_kernels().tiled_update(t, numbered(t));
+  const auto& copies = rec.launches().front().tma_copies;
+  ASSERT_EQ(copies.size(), 12u);
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    const cudalab::emu::TmaCopyRecord& c = copies[i];
+    EXPECT_EQ(c.block, i / 2);
+    EXPECT_EQ(c.is_store, i % 2 == 1);
+    EXPECT_EQ(c.rank, 2u);
+    EXPECT_EQ(c.box[0], 16u);
+    EXPECT_EQ(c.box[1], 16u);
+    EXPECT_EQ(c.element_bytes, 4u);
+    EXPECT_EQ(c.swizzle_bytes, 64u);
+    EXPECT_EQ(c.shared_offset % 1024, 0u);
+    EXPECT_TRUE(std::is_sorted(c.global_sectors.begin(), c.global_sectors.end()));
+  }
+  // Block 0's box lies inside the tensor: 16 rows of 64 bytes, 2 sectors
+  // each where a row starts on a sector (the padded stride is 128 bytes).
+  EXPECT_EQ(copies[0].coordinates[0], 0);
+  EXPECT_EQ(copies[0].global_sectors.size(), 32u);
+  // Block 1 (x = 16) holds 13 columns of 52 bytes: only the sectors inside.
+  EXPECT_EQ(copies[2].coordinates[0], 16);
+  EXPECT_EQ(copies[2].global_sectors.size(), 32u);
+  const nlohmann::json doc = cudalab::emu::to_json(rec.launches().front());
+  ASSERT_TRUE(doc.contains("tma_copies"));
+  EXPECT_EQ(doc["tma_copies"][0]["box"], nlohmann::json::array({16, 16}));
+  EXPECT_EQ(doc["tma_copies"][1]["direction"], "store");
 }
 
 TEST(TmaEmu, AReadBeforeTheWaitIsARaceWithTheCopy) {

@@ -35,10 +35,15 @@ bool shows_something(const RunOutcome& out, View view) {
     case View::kBars:
       return true;
     case View::kTimeline:
-      if (out.timeline)
-        for (const TimelineRow& row : out.timeline->rows)
+    case View::kPipeline: {
+      const auto& timeline = view == View::kTimeline ? out.timeline : out.pipeline;
+      if (timeline)
+        for (const TimelineRow& row : timeline->rows)
           if (!row.spans.empty()) return true;
       return false;
+    }
+    case View::kSwizzle:
+      return out.swizzle.has_value();
     case View::kErrors:
       if (out.errors)
         for (const Series& s : out.errors->series)

@@ -15,6 +15,7 @@
 #include "error_plot_model.hpp"
 #include "fragment_model.hpp"
 #include "kernel_run.hpp"
+#include "swizzle_model.hpp"
 #include "tile_walk_model.hpp"
 #include "timeline_model.hpp"
 #include "traffic_model.hpp"
@@ -32,6 +33,8 @@ enum class View {
   kErrors,      // error against problem size, log axes           (RunOutcome::errors)
   kTiles,       // which tiles each program touches at each step  (RunOutcome::tiles)
   kTraffic,     // bytes each rank sent to each peer, vs the ideal  (RunOutcome::traffic)
+  kSwizzle,     // a TMA box's elements by shared-memory bank      (RunOutcome::swizzle)
+  kPipeline,    // barriers, waits and copies of an async pipeline (RunOutcome::pipeline)
 };
 
 struct Version {
@@ -74,8 +77,10 @@ struct RunOutcome {
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
   std::optional<TrafficChart> traffic;
-  std::string error;   // what went wrong, as the emulator or the lab reported it
-  double seconds = 0;  // wall time of the emulated run
+  std::optional<SwizzleLayout> swizzle;
+  std::optional<Timeline> pipeline;  // pipeline_model's rows and spans
+  std::string error;                 // what went wrong, as the emulator or the lab reported it
+  double seconds = 0;                // wall time of the emulated run
   // What the student must do before a view can show this run, in words, by
   // view: set where the lab code has not done what the view needs yet (a
   // skeleton's TODO throws, a kernel touched nothing, no rank sent a
@@ -83,8 +88,8 @@ struct RunOutcome {
   // (not_done_yet()); the view shows it above whatever the run gave it.
   std::map<View, std::string> unfinished;
   bool has_data() const {
-    return run || timeline || errors || tiles || bits || fragments || traffic ||
-           !unfinished.empty();
+    return run || timeline || errors || tiles || bits || fragments || traffic || swizzle ||
+           pipeline || !unfinished.empty();
   }
   // A run that produced nothing, and why.
   static RunOutcome failure(std::string why) {

@@ -69,6 +69,7 @@ void write_layout(const std::string& path, const DrawnLayout& layout) {
   j["bit_rows"] = to_json(layout.bit_rows);
   j["fragment_matrices"] = to_json(layout.fragment_matrices);
   j["traffic_bars"] = to_json(layout.traffic_bars);
+  j["swizzle_grid"] = to_json(layout.swizzle_grid);
   j["timing_anchor_x"] = layout.timing_anchor_x;
   j["timing_anchor_labels"] = to_json(layout.timing_anchor_labels);
   j["message"] = layout.message;
@@ -96,6 +97,7 @@ DrawnLayout read_layout(const std::string& path) {
     layout.bit_rows = to_rects(j.at("bit_rows"));
     layout.fragment_matrices = to_rects(j.at("fragment_matrices"));
     if (j.contains("traffic_bars")) layout.traffic_bars = to_rects(j.at("traffic_bars"));
+    if (j.contains("swizzle_grid")) layout.swizzle_grid = to_rect(j.at("swizzle_grid"));
     layout.timing_anchor_x = j.value("timing_anchor_x", std::vector<float>{});
     if (j.contains("timing_anchor_labels"))
       layout.timing_anchor_labels = to_rects(j.at("timing_anchor_labels"));

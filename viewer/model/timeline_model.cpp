@@ -63,12 +63,14 @@ std::vector<std::string> kinds(const Timeline& timeline) {
 }
 
 Rgba kind_colour(const Timeline& timeline, const std::string& kind) {
-  // Apart in hue from each other and from kRaceColour's red.
+  // Apart in hue from each other and from kRaceColour's red; arrive and
+  // phase done are the pipeline view's (pipeline_model.hpp).
   static const std::pair<const char*, Rgba> kFixed[] = {
       {"kernel", {90, 160, 230, 255}},     {"copy", {80, 200, 120, 255}},
       {"memset", {150, 200, 60, 255}},     {"host_function", {200, 130, 230, 255}},
       {"allocation", {240, 190, 70, 255}}, {"free", {150, 150, 160, 255}},
       {"collective", {60, 200, 200, 255}}, {"wait", {110, 110, 190, 255}},
+      {"arrive", {235, 140, 60, 255}},     {"phase done", {245, 235, 120, 255}},
   };
   for (const auto& [name, colour] : kFixed)
     if (kind == name) return colour;

@@ -107,6 +107,8 @@ FinishedRun run_both(const LabSource* lab, RunRequest request,
   done.bits = std::move(outcome.bits);
   done.fragments = std::move(outcome.fragments);
   done.traffic = std::move(outcome.traffic);
+  done.swizzle = std::move(outcome.swizzle);
+  done.pipeline = std::move(outcome.pipeline);
   done.unfinished = std::move(outcome.unfinished);
   if (outcome.run) done.current.emplace(std::move(*outcome.run));
   if (!done.current || !compare_version) return done;
@@ -135,6 +137,8 @@ void take(UiState& state, FinishedRun done) {
   state.bits = std::move(done.bits);
   state.fragments = std::move(done.fragments);
   state.traffic = std::move(done.traffic);
+  state.swizzle = std::move(done.swizzle);
+  state.pipeline = std::move(done.pipeline);
   state.unfinished = std::move(done.unfinished);
   std::set<std::string> said;  // what the student must do first, once per sentence
   for (const auto& [view, sentence] : state.unfinished)

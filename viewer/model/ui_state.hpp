@@ -31,17 +31,19 @@ enum class Panel {
   kErrors,
   kTiles,
   kTraffic,
+  kSwizzle,
+  kPipeline,
   kHelp
 };
-inline constexpr const char* kPanelNames[] = {"indexing", "coalescing", "bits",   "fragments",
-                                              "timing",   "timeline",   "errors", "tiles",
-                                              "traffic",  "help"};
-inline constexpr int kPanelCount = 10;
+inline constexpr const char* kPanelNames[] = {"indexing", "coalescing", "bits",     "fragments",
+                                              "timing",   "timeline",   "errors",   "tiles",
+                                              "traffic",  "swizzle",    "pipeline", "help"};
+inline constexpr int kPanelCount = 12;
 std::optional<Panel> panel_from_name(const std::string& name);
 // "indexing, coalescing, ..., help": for messages.
 std::string panel_names();
 inline Panel panel_of(View view) { return static_cast<Panel>(view); }
-static_assert(static_cast<int>(Panel::kTraffic) == static_cast<int>(View::kTraffic),
+static_assert(static_cast<int>(Panel::kPipeline) == static_cast<int>(View::kPipeline),
               "the view tabs come first, in View's order");
 
 // One run as the panels see it, with the derived data computed once.
@@ -62,12 +64,14 @@ struct FinishedRun {
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
   std::optional<TrafficChart> traffic;
+  std::optional<SwizzleLayout> swizzle;
+  std::optional<Timeline> pipeline;
   std::map<View, std::string> unfinished;  // RunOutcome::unfinished
   std::string error;
   double seconds = 0;
   bool has_data() const {
-    return current || timeline || errors || tiles || bits || fragments || traffic ||
-           !unfinished.empty();
+    return current || timeline || errors || tiles || bits || fragments || traffic || swizzle ||
+           pipeline || !unfinished.empty();
   }
 };
 
@@ -140,6 +144,9 @@ struct DrawnLayout {
   std::vector<Rect> bit_rows;           // one per format: its cells, bit 0 (the sign) at x0
   std::vector<Rect> fragment_matrices;  // A, B, C/D: their cells
   std::vector<Rect> traffic_bars;       // one per rank, from 0 bytes to its total
+  // The swizzle view's grid (element (0, 0) at x0 y0, rows down) and the
+  // pipeline view's rows (the timeline's fields: it draws as a timeline).
+  Rect swizzle_grid;
   // The bars view's anchor lines (x in window pixels) and their labels.
   std::vector<float> timing_anchor_x;
   std::vector<Rect> timing_anchor_labels;
@@ -169,6 +176,8 @@ struct UiState {
   std::optional<BitLayout> bits;
   std::optional<FragmentLayout> fragments;
   std::optional<TrafficChart> traffic;
+  std::optional<SwizzleLayout> swizzle;
+  std::optional<Timeline> pipeline;
   std::map<View, std::string> unfinished;  // of the last run, by the views its version fills
   std::string run_error;
   double run_seconds = 0;

@@ -52,6 +52,17 @@ constexpr ViewHelp kViewHelp[] = {
      "Traffic: the bytes each rank sent, one bar per rank split by the peer it went to, and the "
      "least an algorithm must send as a green line (an all-reduce: 2(n-1)/n of the buffer, "
      "what a ring sends). Hover a bar for its peers."},
+    {Panel::kSwizzle,
+     "TMA swizzle: a box a TMA load put in shared memory, one cell per element, coloured by the "
+     "bank (of 32, 4 bytes each) its first byte landed in after the swizzle. Reading 8 rows of "
+     "one 16-byte column (as ldmatrix and wgmma do) is free of conflicts only when the 8 rows "
+     "land in 8 different groups of 4 banks: without a swizzle 128-byte rows all land in one. "
+     "Pick the swizzle and element size above; hover a cell for its address and bank."},
+    {Panel::kPipeline,
+     "Async pipeline: one block's mbarriers and async copies in the order the emulator ran "
+     "them. A row per barrier: copies in flight from issue to landing, and each phase's "
+     "completion; a row per warp: its lanes waiting on a phase (from the first parking to the "
+     "last released) and arriving. Hover a span for what it is."},
 };
 
 }  // namespace

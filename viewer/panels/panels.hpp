@@ -15,7 +15,14 @@ void draw_tile_walk_panel(UiState& state);
 void draw_traffic_panel(UiState& state);
 void draw_bit_layout_panel(UiState& state);
 void draw_fragment_panel(UiState& state);
+void draw_swizzle_panel(UiState& state);
+void draw_pipeline_panel(UiState& state);
 void draw_help_panel(UiState& state);
+
+// A timeline's title, legend, the lab's note on `view`, and its rows of
+// spans on one axis, recorded in the layout's timeline fields (the timeline
+// view's, and the pipeline view's, which is drawn as one).
+void draw_timeline(UiState& state, const Timeline& timeline, View view);
 
 // The lab's note on `view`, if it has one, wrapped under the view.
 void lab_note(const UiState& state, View view);

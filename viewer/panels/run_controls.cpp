@@ -115,7 +115,8 @@ void run_outcome(const UiState& state) {
                 run.block.x, run.block.y, run.block.z);
     ImGui::Text("%llu elements, emulated in %.0f ms",
                 static_cast<unsigned long long>(run.elements()), state.run_seconds * 1e3);
-  } else if (state.timeline || state.errors || state.tiles || state.bits || state.traffic) {
+  } else if (state.timeline || state.errors || state.tiles || state.bits || state.traffic ||
+             state.swizzle || state.pipeline) {
     ImGui::Text("ran in %.0f ms", state.run_seconds * 1e3);
   }
   if (!state.run_error.empty()) {

@@ -111,9 +111,14 @@ void draw_timeline_panel(UiState& state) {
   const bool no_spans = std::all_of(timeline.rows.begin(), timeline.rows.end(),
                                     [](const TimelineRow& row) { return row.spans.empty(); });
   if (said && no_spans) return;  // an empty axis would say nothing more
+  draw_timeline(state, timeline, View::kTimeline);
+}
+
+void draw_timeline(UiState& state, const Timeline& timeline, View view) {
+  state.layout.timeline_rows.clear();
   if (!timeline.title.empty()) ImGui::TextWrapped("%s", timeline.title.c_str());
   legend(timeline);
-  lab_note(state, View::kTimeline);
+  lab_note(state, view);
 
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();

@@ -18,6 +18,10 @@
 //               holds it (dimmed unless it is the --lane's)
 //   traffic     every rank's bar, each peer's part in that peer's colour
 //               where the model puts it, as long as the layout says
+//   swizzle     every element of the box in its bank's colour, the box the
+//               model's (the one the run's TMA load recorded)
+//   pipeline    as timeline: every span in its kind's colour where the model
+//               places it
 //   errors with --results: the file's error_vs_k points (else its busbw
 //               figures against the message size), as above
 //   timing      also: the model's anchor lines, each label on a row of its
@@ -476,6 +480,26 @@ void check_fragments(const Image& image, const DrawnLayout& layout, const Fragme
 
 // One bar per rank, as long as its bytes make it, each peer's part in the
 // peer's colour at its middle.
+void check_swizzle(const Image& image, const DrawnLayout& layout, const SwizzleLayout& model) {
+  const Rect& grid = layout.swizzle_grid;
+  const SwizzleBox& box = model.box;
+  expect(grid.width() > 0 && grid.height() > 0, "swizzle: the grid was drawn");
+  if (grid.width() <= 0) return;
+  const double cell_w = grid.width() / box.cols, cell_h = grid.height() / box.rows;
+  int misplaced = 0;
+  std::string first;
+  for (unsigned r = 0; r < box.rows; ++r)
+    for (unsigned c = 0; c < box.cols; ++c) {
+      const int x = static_cast<int>(grid.x0 + (c + 0.5) * cell_w);
+      const int y = static_cast<int>(grid.y0 + (r + 0.5) * cell_h);
+      if (same_rgb(image.at(x, y), bank_colour(model.bank(r, c)))) continue;
+      if (misplaced++ == 0) first = " (first: " + describe_element(model, r, c) + ")";
+    }
+  expect(misplaced == 0, "swizzle: " + std::to_string(misplaced) + " of " +
+                             std::to_string(box.rows * box.cols) +
+                             " elements not in their bank's colour" + first);
+}
+
 void check_traffic(const Image& image, const DrawnLayout& layout, const TrafficChart& chart) {
   expect(layout.traffic_bars.size() == chart.bars.size(),
          "traffic: " + std::to_string(layout.traffic_bars.size()) + " bars drawn, the run has " +
@@ -596,7 +620,8 @@ int main(int argc, char** argv) {
       return failures == 0 ? 0 : 1;
     }
     if (panel != "indexing" && panel != "coalescing" && panel != "timeline" && panel != "errors" &&
-        panel != "tiles" && panel != "bits" && panel != "fragments" && panel != "traffic")
+        panel != "tiles" && panel != "bits" && panel != "fragments" && panel != "traffic" &&
+        panel != "swizzle" && panel != "pipeline")
       return failures == 0 ? 0 : 1;
     const auto source = lab_named(lab, samples);
     if (!source) throw std::runtime_error("no lab '" + lab + "' in this build");
@@ -609,6 +634,14 @@ int main(int argc, char** argv) {
     if ((panel == "indexing" || panel == "coalescing") && !out.run)
       throw std::runtime_error("the lab's run has no element grid");
     if (panel == "indexing") check_indexing(image, layout, *out.run);
+    if (panel == "swizzle") {
+      expect(out.swizzle.has_value(), "the run gives a swizzle layout");
+      if (out.swizzle) check_swizzle(image, layout, *out.swizzle);
+    }
+    if (panel == "pipeline") {
+      expect(out.pipeline.has_value(), "the run gives a pipeline");
+      if (out.pipeline) check_timeline(image, layout, *out.pipeline, false);
+    }
     if (panel == "coalescing") check_coalescing(image, layout, *source, request, *out.run);
     if (panel == "timeline" || panel == "errors" || panel == "tiles" || panel == "bits" ||
         panel == "fragments" || panel == "traffic") {

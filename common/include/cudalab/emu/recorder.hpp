@@ -238,6 +238,60 @@ struct ConstantCache {
   std::vector<SiteConstant> per_site;
 };
 
+// ---- async copies and mbarriers (Hopper) ---------------------------------------
+
+// What a block did with its mbarriers and async copies, in the order the
+// emulator ran it (one block's threads run one at a time, so this order is
+// a real interleaving of them; the viewer's pipeline view draws it). Kept
+// only while a Recording is alive.
+enum class AsyncEventKind : std::uint8_t {
+  barrier_init,    // `bytes`: the count of arrivals a phase needs
+  arrive,          // `bytes`: transaction bytes announced with it (arrive.expect_tx)
+  expect_tx,       // `bytes` announced
+  complete_tx,     // `bytes` completed by mbarrier.complete_tx
+  phase_complete,  // `phase` completed (its waiters run again)
+  wait_begin,      // the thread parks until `phase` completes
+  wait_end,        // it runs again: `phase` completed
+  copy_issue,      // an async copy to shared memory (`copy` numbers it in the block)
+  copy_land,       // its `bytes` land at `shared_offset`
+};
+const char* to_string(AsyncEventKind kind);
+
+// The event's thread for what no thread did (copies landing, and the phase
+// completions they bring, while every thread of the block waits).
+inline constexpr std::uint16_t kNoThread = 0xffff;
+
+struct AsyncEvent {
+  std::uint32_t block = 0;  // linear block index
+  std::uint32_t order = 0;  // its place among the block's async events
+  AsyncEventKind kind = AsyncEventKind::arrive;
+  std::uint16_t thread = kNoThread;
+  std::int32_t barrier = -1;  // the block's barriers in order of first init; -1: none
+  // The barrier's phase the event belongs to (completed phases before it);
+  // a cuda::pipeline copy (barrier -1): its stage.
+  std::uint64_t phase = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t copy = 0;           // copy_issue, copy_land
+  std::uint32_t shared_offset = 0;  // copies: the destination, from the block's shared memory
+  std::uint32_t site = 0;           // LaunchRecord::sites (init, arrive, waits, issue)
+};
+
+// A bulk tensor copy (TMA): the tensor map's box and where it went.
+struct TmaCopyRecord {
+  std::uint32_t block = 0;
+  std::uint32_t order = 0;  // of its copy_issue (a load) among the block's async events
+  std::uint16_t thread = 0;
+  bool is_store = false;
+  std::uint32_t copy = 0;  // a load: its copy_issue's number
+  unsigned rank = 0;
+  unsigned element_bytes = 0;
+  unsigned swizzle_bytes = 0;          // 0 (none), 32, 64 or 128
+  std::array<std::uint32_t, 5> box{};  // elements per dimension, dimension 0 first
+  std::array<std::int32_t, 5> coordinates{};
+  std::uint32_t shared_offset = 0;            // the box, from the block's shared memory
+  std::vector<std::uint64_t> global_sectors;  // distinct 32-byte sectors (address / 32), sorted
+};
+
 struct AllocationInfo {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
@@ -260,8 +314,10 @@ struct LaunchRecord {
   std::uint64_t reports_suppressed = 0;  // beyond max_reports_per_launch
   Coalescing coalescing;                 // computed over all accesses, not only kept ones
   BankConflicts bank_conflicts;
-  ConstantCache constant_cache;     // reads of __constant__ variables
-  cudaError_t error = cudaSuccess;  // the fault this launch raised, if any
+  ConstantCache constant_cache;           // reads of __constant__ variables
+  std::vector<AsyncEvent> async_events;   // by block, then order
+  std::vector<TmaCopyRecord> tma_copies;  // by block, then order
+  cudaError_t error = cudaSuccess;        // the fault this launch raised, if any
 
   dim3 block_index(std::uint32_t linear) const;
   dim3 thread_index(std::uint32_t linear) const;
