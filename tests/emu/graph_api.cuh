@@ -194,6 +194,24 @@ inline std::vector<float> copy_box(int width, int height, int depth) {
   return box;
 }
 
+inline std::vector<float> launch_from_arguments(int n, float a, bool as_void) {
+  std::vector<float> y(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) y[i] = static_cast<float>(i);
+  float* d_y = nullptr;
+  CUDA_CHECK(cudaMalloc(&d_y, n * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(d_y, y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  void* args[] = {&d_y, &n, &a};
+  if (as_void) {
+    CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(device::affine_kernel),
+                                dim3(blocks_for(n, 128)), dim3(128), args, 0, nullptr));
+  } else {
+    CUDA_CHECK(cudaLaunchKernel(device::affine_kernel, dim3(blocks_for(n, 128)), dim3(128), args));
+  }
+  CUDA_CHECK(cudaMemcpy(y.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(d_y));
+  return y;
+}
+
 inline void not_a_kernel() {}
 
 inline std::vector<std::pair<std::string, cudaError_t>> errors() {
@@ -222,6 +240,10 @@ inline std::vector<std::pair<std::string, cudaError_t>> errors() {
   note("a kernel node of a host function",
        cudaGraphAddKernelNode(&node, graph, nullptr, 0, &host_function));
 
+  note("cudaLaunchKernel of a host function",
+       cudaLaunchKernel(reinterpret_cast<const void*>(not_a_kernel), dim3(1), dim3(32), args, 0,
+                        nullptr));
+
   cudaMemsetParams three_bytes{};
   three_bytes.dst = y;
   three_bytes.elementSize = 3;
@@ -248,7 +270,7 @@ inline std::vector<std::pair<std::string, cudaError_t>> errors() {
 }
 
 inline const Kernels& kernels() {
-  static const Kernels k{&diamond, &copy_box, &errors};
+  static const Kernels k{&diamond, &copy_box, &launch_from_arguments, &errors};
   return k;
 }
 

@@ -37,6 +37,10 @@ struct Kernels {
   // `width` x `height` x `depth` float box out of a device buffer filled
   // with 0, 1, 2, ...: the box's values as copied back.
   std::vector<float> (*copy_box)(int width, int height, int depth);
+  // y = a*x + 1 for x = 0, 1, ..., n-1 by cudaLaunchKernel with an array of
+  // argument pointers: the C form (the kernel as `void*`) when `as_void`,
+  // else cuda_runtime.h's overload taking the kernel itself.
+  std::vector<float> (*launch_from_arguments)(int n, float a, bool as_void);
   // The node API misused, named: what the backend returned.
   std::vector<std::pair<std::string, cudaError_t>> (*errors)();
 };

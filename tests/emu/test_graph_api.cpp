@@ -1,7 +1,7 @@
 // CUDA graphs built node by node on both backends (graph_api.hpp): a diamond
 // whose edges are added after its nodes, relaunched; a clone with a changed
 // kernel parameter and an executable graph updated in place; a 3D copy of a
-// box; and the errors of the node API as the GPU gives them. Emu/... on the
+// box; cudaLaunchKernel; and the errors of the node API as the GPU gives them. Emu/... on the
 // emulator, Gpu/... on the GPU (skipped without one); GraphApiEmu.* only on
 // the emulator, which reports a race between unordered nodes on every schedule.
 #include <cuda_runtime_api.h>
@@ -67,11 +67,22 @@ TEST_P(GraphApi, AMemcpyNodeCopiesABoxBetweenPitchedPointers) {
   EXPECT_EQ(k().copy_box(width, height, depth), want);
 }
 
+TEST_P(GraphApi, CudaLaunchKernelReadsEachArgumentFromItsPointer) {
+  for (bool as_void : {true, false}) {
+    SCOPED_TRACE(as_void ? "the kernel as void*" : "the kernel itself");
+    const int n = 300;
+    std::vector<float> want(n);
+    for (int i = 0; i < n; ++i) want[i] = -2.0f * static_cast<float>(i) + 1.0f;
+    EXPECT_EQ(k().launch_from_arguments(n, -2.0f, as_void), want);
+  }
+}
+
 TEST_P(GraphApi, MisusedNodeApiReturnsTheGpusErrors) {
   const std::vector<std::pair<std::string, cudaError_t>> want{
       {"cudaGraphCreate with flags 1", cudaErrorInvalidValue},
       {"a dependency on another graph's node", cudaErrorInvalidValue},
       {"a kernel node of a host function", cudaErrorInvalidDeviceFunction},
+      {"cudaLaunchKernel of a host function", cudaErrorInvalidDeviceFunction},
       {"a memset node of 3-byte elements", cudaErrorInvalidValue},
       {"kernel node parameters of an empty node", cudaErrorInvalidValue},
       {"an edge closing a cycle", cudaSuccess},
