@@ -30,6 +30,12 @@ HIP, and leaves every other byte alone:
         `#pragma push_macro` + `#undef` ... `#pragma pop_macro` of the shim's
         builtin macros, with `#line` after each so lines stay right; inside it,
         device code reads the builtins through their CUDALAB_EMU_ spelling.
+    __global__ void k(PARAMS) {                            (every kernel with a body)
+        __global__ void k(PARAMS) { static_cast<void>(&<registration><static_cast<void (*)(PARAMS)>(&k)>);
+        (PARAMS without default arguments; the cast picks the overload): the kernel
+        can be launched from an array of argument pointers (cudaLaunchKernel, graph
+        kernel nodes). A template kernel with an unnamed template parameter is left
+        unregistered (its body could not name it).
 
 It skips comments, string, character and raw-string literals and preprocessor
 lines, except the bodies of #define, where launches are real code too.
@@ -65,6 +71,9 @@ CLUSTER_DIMS = "::cudalab::emu::detail::compiled_cluster_dims_registered"
 # CUDALAB_EMU_<name> (cudalab/emu/builtin_variables.hpp).
 BUILTINS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 BUILTIN_SPELLING = "CUDALAB_EMU_"
+ARGUMENT_LAUNCH = "::cudalab::emu::detail::launchable_from_arguments"
+# Names followed by parentheses between `__global__` and a kernel's name.
+KERNEL_ATTRIBUTE = re.compile(r"__[A-Za-z0-9_]+__|alignas")
 
 # Longest first: the lexer takes the longest punctuator that matches.
 # `<<<` and `>>>` are tokens of their own (as in nvcc), so a launch is found
@@ -809,7 +818,39 @@ class Rewriter:
             f"({d})" for d in dims) + ">);"
         self.replace[seq[q]] = self.replace.get(seq[q], "{") + registration
 
-    def template_arguments_of(self, seq, at):
+    # ---- every kernel: launchable from `void** args`
+    def register_argument_launch(self, seq, at):
+        """A `__global__` kernel with a body starts by taking the address of a
+        variable (cudalab/emu/argument_launch.hpp) whose initialiser registers how
+        to launch it from an array of argument pointers, as the cluster shape is
+        registered (rewrite_cluster_dims). A declaration without a body is left alone."""
+        p = at + 1
+        while not (self.is_name(seq, p) and self.text(seq, p + 1) == "(" and
+                   not KERNEL_ATTRIBUTE.fullmatch(self.text(seq, p))):
+            t = self.text(seq, p)
+            if t in ("", ";", "{", "}", "="):
+                return  # not a function declaration: nothing to register
+            if t in ("(", "["):
+                p = self.match_forward(seq, p)
+            p += 1
+        name, open_paren = self.text(seq, p), p + 1
+        close = self.match_forward(seq, open_paren)
+        q = close + 1
+        while self.text(seq, q) not in ("", ";", "{"):
+            q += 1
+        if self.text(seq, q) != "{":
+            return
+        template = self.template_arguments_of(seq, at, required=False)
+        if template is None:
+            return
+        parameters = ", ".join(
+            self.join(seq, self.split_top_level(seq, part, "=")[0])
+            for part in self.split_top_level(seq, list(range(open_paren + 1, close)), ","))
+        kernel = f"static_cast<void (*)({parameters})>(&{name}{template})"
+        registration = f" static_cast<void>(&{ARGUMENT_LAUNCH}<{kernel}>);"
+        self.replace[seq[q]] = self.replace.get(seq[q], "{") + registration
+
+    def template_arguments_of(self, seq, at, required=True):
         """`<T, N, Ts...>` naming the parameters of the `template <...>` that the
         declaration around `at` starts with; "" if it is no template."""
         p = at - 1
@@ -820,16 +861,20 @@ class Rewriter:
             elif t in CLOSERS:
                 opener = self.match_angle_back(seq, p)
                 if self.text(seq, opener - 1) == "template":
-                    return self.parameter_names(seq, opener + 1, p)
+                    return self.parameter_names(seq, opener + 1, p, required)
                 p = opener
             p -= 1
         return ""
 
-    def parameter_names(self, seq, begin, end):
+    def parameter_names(self, seq, begin, end, required=True):
+        """`<...>` naming the template parameters [begin, end); None where one is
+        unnamed and not `required`."""
         names = []
         for part in self.split_top_level(seq, list(range(begin, end)), ","):
             head = self.split_top_level(seq, part, "=")[0]
             if not head or not self.is_name(seq, head[-1]) or len(head) < 2:
+                if not required:
+                    return None
                 raise RewriteError(self.line(seq, begin), "a template kernel with "
                                    "__cluster_dims__ must name each of its template parameters")
             pack = any(self.text(seq, q) == "..." for q in head)
@@ -943,6 +988,8 @@ class Rewriter:
                     self.rewrite_printf(seq, p)
                 elif t == "__cluster_dims__":
                     self.rewrite_cluster_dims(seq, p)
+                elif t == "__global__" and group == 0:
+                    self.register_argument_launch(seq, p)
         return "".join(self.prefix.get(i, "") + self.replace.get(i, token.text)
                        for i, token in enumerate(self.tokens))
 

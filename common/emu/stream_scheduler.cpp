@@ -261,7 +261,10 @@ OperationRef enqueue(QueuedOperation work, bool wait) {
       set_last_error(cudaErrorStreamCaptureInvalidated);
       return {};
     }
-    c.graph.nodes.push_back({std::move(work), std::move(s->capture_tail)});
+    GraphNode node;
+    node.work = std::move(work);
+    node.depends_on = std::move(s->capture_tail);
+    c.graph.nodes.push_back(std::move(node));
     s->capture_tail = {c.graph.nodes.size() - 1};
     return {};
   }

@@ -6,8 +6,11 @@
 #include <driver_types.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -139,18 +142,41 @@ void reset_device();
 
 // ---- stream capture (stream_capture.cpp) and graphs (graphs.cpp) ------------------
 
-// One node of a captured graph: the operation as it was issued (work.stream:
-// the stream it was captured on), and the nodes it depends on (indices of
-// earlier nodes: capture order is a topological order).
+// A kernel node's launch as cudaGraphAddKernelNode gave it (graph_nodes.cpp):
+// `params.kernelParams` points at `pointers`, which point at the node's own
+// copies of the arguments (what cudaGraphKernelNodeGetParams hands out).
+struct KernelNodeArguments {
+  cudaKernelNodeParams params{};
+  std::vector<std::vector<std::byte>> values;
+  std::vector<void*> pointers;
+};
+// One node of a graph: the operation as it was issued (work.stream: the
+// stream it was captured on), and the nodes it depends on (indices into the
+// graph's nodes). A captured node depends only on earlier ones; a node added
+// through the node API (graph_nodes.cpp) may also depend on a later one, so
+// instantiation sorts them.
 struct GraphNode {
   QueuedOperation work;
   std::vector<std::size_t> depends_on;
+  bool added_by_api = false;  // no stream of its own: instantiation picks its lane
+  bool destroyed = false;     // by cudaGraphDestroyNode: its handle stays unique
+  std::shared_ptr<const KernelNodeArguments> kernel;  // kernel nodes added by the API
 };
 struct Graph {
-  std::vector<GraphNode> nodes;
+  std::deque<GraphNode> nodes;  // a deque: node handles (addresses) stay valid as nodes are added
 };
-// A graph handle for a graph a capture made (graphs.cpp keeps the live ones).
+// A graph handle for a graph a capture or cudaGraphCreate made (graphs.cpp
+// keeps the live ones); the graph of a live handle, else nullptr.
 cudaGraph_t adopt_graph(Graph graph);
+Graph* live_graph(cudaGraph_t handle);
+// The graph and index of a node handle of a live graph's node not destroyed;
+// false if there is none.
+bool find_node(cudaGraphNode_t handle, Graph*& graph, std::size_t& index);
+// The operation of a kernel node and the arguments it keeps (graph_nodes.cpp);
+// `caller` names the API call in reports. An error as cudaLaunchKernel's.
+cudaError_t make_kernel_node(const cudaKernelNodeParams* params, const void* caller,
+                             QueuedOperation& work,
+                             std::shared_ptr<const KernelNodeArguments>& kernel);
 // Names a stream of the emulator's own in reports and timelines (a graph's
 // lane: "lane 2 of graph 1").
 void set_stream_label(cudaStream_t stream, std::string label);

@@ -4,6 +4,7 @@ rest of the file untouched, every line where it was, errors at file:line."""
 import importlib.util
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,11 @@ LAUNCH = "::cudalab::emu::launch_chevron("
 CONFIG = "::cudalab::emu::ChevronConfig{"
 STATIC = "::cudalab::emu::static_shared"
 DYNAMIC = "::cudalab::emu::dynamic_shared_memory()"
+ARGUMENTS = "static_cast<void>(&::cudalab::emu::detail::launchable_from_arguments"
+# What every kernel body starts with (class ArgumentLaunch tests it); the
+# other tests compare the rest.
+ARGUMENT_LAUNCH = re.compile(r" static_cast<void>\(&::cudalab::emu::detail::"
+                             r"launchable_from_arguments<.*?\)>\);")
 
 
 def code_tokens(text):
@@ -27,8 +33,9 @@ def code_tokens(text):
 
 
 class RewriteCase(unittest.TestCase):
-    def rewrite(self, source):
-        """The rewritten text without its #line, after the checks every output passes."""
+    def rewrite(self, source, keep_argument_launch=False):
+        """The rewritten text without its #line, after the checks every output
+        passes; without the kernels' argument-launch registrations unless kept."""
         source = textwrap.dedent(source)
         out = emu_rewrite.rewrite(source, "/src/k.cuh")
         first, _, body = out.partition("\n")
@@ -37,7 +44,7 @@ class RewriteCase(unittest.TestCase):
         leftovers = [(t.line, t.text) for t in code_tokens(body)
                      if t.text in ("<<<", "__shared__")]
         self.assertEqual(leftovers, [], "a launch or __shared__ was left behind")
-        return body
+        return body if keep_argument_launch else ARGUMENT_LAUNCH.sub("", body)
 
     def assertRewrites(self, source, expected):
         self.assertEqual(self.rewrite(source), textwrap.dedent(expected))
@@ -453,7 +460,9 @@ class HostBuiltinNames(unittest.TestCase):
         return lines
 
     def test_device_code_alone_is_untouched(self):
-        source = "__global__ void k(int* p) { p[threadIdx.x] = gridDim.x; }\n"
+        # A __device__ function: a kernel's body also gains the argument-launch
+        # registration (ArgumentLaunch), which is not this test's business.
+        source = "__device__ int at(int* p) { return p[threadIdx.x] + gridDim.x; }\n"
         self.assertEqual(self.rewrite(source), '#line 1 "/src/k.cuh"\n' + source)
 
     def test_host_variables_and_members_are_bracketed(self):
@@ -490,6 +499,42 @@ class HostBuiltinNames(unittest.TestCase):
                       "a use in device code means the builtin, as nvcc reads it")
         self.assertEqual(lines[2], "  dim3 gridDim;")
         self.assertEqual(lines[5], "};")
+
+
+class ArgumentLaunch(RewriteCase):
+    def assertRewrites(self, source, expected):
+        self.assertEqual(self.rewrite(source, keep_argument_launch=True), expected)
+
+    def test_a_kernel_registers_itself_cast_to_its_parameters_without_defaults(self):
+        self.assertRewrites(
+            "__global__ void __launch_bounds__(256) k(float* y, int n = 3) {\n  y[0] = n;\n}\n",
+            "__global__ void __launch_bounds__(256) k(float* y, int n = 3) { "
+            f"{ARGUMENTS}<static_cast<void (*)(float* y, int n)>(&k)>);\n  y[0] = n;\n}}\n")
+
+    def test_a_template_kernel_registers_each_instantiation_and_a_declaration_nothing(self):
+        self.assertRewrites(
+            "template <class T, int N = 2, class... Ts>\n"
+            "__global__ void k(T* p, Ts... xs);\n"
+            "template <class T, int N, class... Ts>\n"
+            "__global__ void k(T* p, Ts... xs) {}\n",
+            "template <class T, int N = 2, class... Ts>\n"
+            "__global__ void k(T* p, Ts... xs);\n"
+            "template <class T, int N, class... Ts>\n"
+            "__global__ void k(T* p, Ts... xs) { "
+            f"{ARGUMENTS}<static_cast<void (*)(T* p, Ts... xs)>(&k<T, N, Ts...>)>);}}\n")
+
+    def test_with_cluster_dims_both_registrations_start_the_body(self):
+        self.assertRewrites(
+            "extern \"C\" __global__ void __cluster_dims__(2) k() {}\n",
+            "extern \"C\" __global__ void  k() { "
+            f"{ARGUMENTS}<static_cast<void (*)()>(&k)>); "
+            "static_cast<void>(&::cudalab::emu::detail::compiled_cluster_dims_registered"
+            "<&k, (2), (1), (1)>);}\n")
+
+    def test_an_unnamed_template_parameter_or_a_macro_body_is_left_alone(self):
+        for source in ("template <class>\n__global__ void k(int) {}\n",
+                       "#define KERNEL __global__ void k() {}\n"):
+            self.assertRewrites(source, source)
 
 
 if __name__ == "__main__":

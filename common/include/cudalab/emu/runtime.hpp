@@ -27,6 +27,7 @@
 #pragma once
 
 #include <driver_types.h>
+#include <vector_types.h>
 
 #include <cstddef>
 

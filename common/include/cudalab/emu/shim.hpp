@@ -69,6 +69,7 @@ inline const bool stream_zero_is_per_thread = make_stream_zero_per_thread();
 }  // namespace cudalab::emu::detail
 #endif
 
+#include "cudalab/emu/argument_launch.hpp"
 #include "cudalab/emu/chevron.hpp"
 #include "cudalab/emu/cluster_launch.hpp"
 #include "cudalab/emu/constant_memory.hpp"
