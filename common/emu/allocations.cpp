@@ -219,25 +219,36 @@ bool release_pinned(void* base) {
   return true;
 }
 
-bool register_pinned(void* base, std::size_t bytes) {
+cudaError_t register_pinned(void* base, std::size_t bytes) {
   const auto first = reinterpret_cast<std::uintptr_t>(base);
   PinnedRegistry& r = pinned();
   std::unique_lock lock(r.mutex);
-  // Any overlap with a page-locked range is refused, as the driver does.
-  auto next = r.live.lower_bound(first);
-  if (next != r.live.end() && next->first < first + bytes) return false;
-  if (containing(r, first) != r.live.end()) return false;
+  // Any overlap with a page-locked range is refused, as the driver does: a
+  // registered one as already registered, cudaMallocHost's as an invalid
+  // value (what an H100 answered, 2026-12-07).
+  auto overlap = containing(r, first);
+  if (overlap == r.live.end()) {
+    auto next = r.live.lower_bound(first);
+    if (next != r.live.end() && next->first < first + bytes) overlap = next;
+  }
+  if (overlap != r.live.end()) {
+    return overlap->second.registered ? cudaErrorHostMemoryAlreadyRegistered
+                                      : cudaErrorInvalidValue;
+  }
   r.live[first] = {bytes, true};
-  return true;
+  return cudaSuccess;
 }
 
-bool unregister_pinned(void* base) {
+cudaError_t unregister_pinned(void* base) {
   PinnedRegistry& r = pinned();
   std::unique_lock lock(r.mutex);
-  auto it = r.live.find(reinterpret_cast<std::uintptr_t>(base));
-  if (it == r.live.end() || !it->second.registered) return false;
+  auto it = containing(r, reinterpret_cast<std::uintptr_t>(base));
+  if (it != r.live.end() && !it->second.registered) return cudaErrorInvalidValue;
+  if (it == r.live.end() || it->first != reinterpret_cast<std::uintptr_t>(base)) {
+    return cudaErrorHostMemoryNotRegistered;
+  }
   r.live.erase(it);
-  return true;
+  return cudaSuccess;
 }
 
 bool is_pinned(const void* p, std::size_t bytes) noexcept {

@@ -39,9 +39,9 @@ const ArgumentLaunch* argument_launch_of(const void* kernel) noexcept {
 
 cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
                              std::size_t shared_bytes, cudaStream_t stream) {
-  // What CUDA answers for an address that is not a kernel's.
+  // What CUDA 13 answers for an address that is not a kernel's (an H100, 2026-12-07).
   const detail::ArgumentLaunch* how = detail::argument_launch_of(func);
-  if (!how) return detail::set_last_error(cudaErrorInvalidDeviceFunction);
+  if (!how) return detail::set_last_error(cudaErrorInvalidResourceHandle);
   if (!args && how->parameter_count > 0) return detail::set_last_error(cudaErrorInvalidValue);
   if (!detail::validate_launch(func, grid, block, shared_bytes, stream)) {
     return cudaPeekAtLastError();  // what validate_launch recorded

@@ -9,11 +9,12 @@
 // totals (the Hopper whitepaper: the full GH100 has 8 GPCs of 9 TPCs, two
 // multiprocessors a TPC; the H100 SXM5 enables 66 of the 72 TPCs), not which
 // TPCs a given chip has disabled, and that differs from chip to chip. So
-// MaxActiveClusters answers the least any such chip can hold: the minimum,
+// MaxActiveClusters answers the least any such spread holds: the minimum,
 // over every spread of 66 TPCs on 8 GPCs of at most 9, of the sum over GPCs
-// of floor(multiprocessors x blocks per multiprocessor / cluster size). A
-// GPU's own answer can be higher, never lower (docs/emulator.md, "Thread
-// block clusters").
+// of floor(multiprocessors x blocks per multiprocessor / cluster size). The
+// driver's answer comes from a heuristic of its own that an H100 showed to
+// fall below this in places (docs/emulator.md, "Thread block clusters",
+// has its answers), so this is a model, not a bound.
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -117,15 +118,14 @@ cudaError_t cudaOccupancyMaxActiveClusters(int* clusters, const void* kernel,
   const dim3 asked = configured_cluster(*config);
   const dim3 compiled = detail::compiled_cluster_dims(kernel);
   const bool has_compiled = blocks_in(compiled) > 1;
-  // The size comes from the config or the kernel's __cluster_dims__, and the two agree.
-  if (blocks_in(asked) == 0 && !has_compiled) {
-    return detail::set_last_error(cudaErrorInvalidClusterSize);
-  }
+  // The size comes from the config or the kernel's __cluster_dims__, and the
+  // two agree; with neither an H100 answers cudaSuccess (2026-12-07), taken
+  // here as clusters of one block.
   if (blocks_in(asked) != 0 && has_compiled &&
       (asked.x != compiled.x || asked.y != compiled.y || asked.z != compiled.z)) {
     return detail::set_last_error(cudaErrorInvalidClusterSize);
   }
-  const dim3 shape = blocks_in(asked) != 0 ? asked : compiled;
+  const dim3 shape = blocks_in(asked) != 0 ? asked : has_compiled ? compiled : dim3(1, 1, 1);
   const unsigned limit = detail::non_portable_cluster_size_allowed(kernel)
                              ? kNonPortableClusterBlocks
                              : kPortableClusterBlocks;

@@ -117,11 +117,10 @@ std::vector<AllocationInfo> live_allocations();
 // Page-locked host memory (cudaMallocHost): async copies from or to it stay async.
 void* allocate_pinned(std::size_t bytes);
 bool release_pinned(void* base);  // false: not a live pinned allocation
-// The caller's memory made page-locked (cudaHostRegister): false if it
-// overlaps a page-locked range; unregister_pinned: false if `base` does not
-// start a registered range.
-bool register_pinned(void* base, std::size_t bytes);
-bool unregister_pinned(void* base);
+// The caller's memory made page-locked (cudaHostRegister) and released
+// again (cudaHostUnregister); each answers the runtime's error code.
+cudaError_t register_pinned(void* base, std::size_t bytes);
+cudaError_t unregister_pinned(void* base);
 bool is_pinned(const void* p, std::size_t bytes) noexcept;
 
 // ---- options and errors (runtime.cpp / recorder.cpp) ----

@@ -127,7 +127,8 @@ cudaError_t detail::make_kernel_node(const cudaKernelNodeParams* params, const v
                                      std::shared_ptr<const KernelNodeArguments>& kernel) {
   if (!params) return cudaErrorInvalidValue;
   const ArgumentLaunch* how = argument_launch_of(params->func);
-  if (!how) return cudaErrorInvalidDeviceFunction;
+  // A host function: CUDA 13 answers an invalid resource handle (an H100, 2026-12-07).
+  if (!how) return cudaErrorInvalidResourceHandle;
   // `extra` (arguments packed in one buffer) is not modelled.
   if (params->extra) return cudaErrorNotSupported;
   if (!params->kernelParams && how->parameter_count > 0) return cudaErrorInvalidValue;

@@ -18,17 +18,16 @@ cudaError_t cudaHostRegister(void* ptr, std::size_t size, unsigned int flags) {
   if (!ptr || size == 0 || (flags & ~known)) return fail(cudaErrorInvalidValue);
   // The emulator has no memory-mapped I/O space for ordinary memory to be.
   if (flags & cudaHostRegisterIoMemory) return fail(cudaErrorInvalidValue);
-  // Overlapping any page-locked range, registered or from cudaMallocHost.
-  if (!detail::register_pinned(ptr, size)) return fail(cudaErrorHostMemoryAlreadyRegistered);
-  return cudaSuccess;
+  const cudaError_t e = detail::register_pinned(ptr, size);
+  return e == cudaSuccess ? e : fail(e);
 }
 
 cudaError_t cudaHostUnregister(void* ptr) {
   if (!ptr) return fail(cudaErrorInvalidValue);
   // Only the start of a registered range; cudaMallocHost's memory is freed
   // with cudaFreeHost instead.
-  if (!detail::unregister_pinned(ptr)) return fail(cudaErrorHostMemoryNotRegistered);
-  return cudaSuccess;
+  const cudaError_t e = detail::unregister_pinned(ptr);
+  return e == cudaSuccess ? e : fail(e);
 }
 
 cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags) {

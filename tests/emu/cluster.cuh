@@ -355,9 +355,9 @@ inline ClusterOccupancy occupancy(unsigned threads, std::size_t dynamic_shared) 
     o.active.push_back(clusters);
   }
   config.numAttrs = 0;
-  int unused = 0;
-  o.active_without_size = cudaOccupancyMaxActiveClusters(&unused, kernel, &config);
-  (void)cudaGetLastError();  // the refusal is the last error too: leave none behind
+  o.active_without_size =
+      cudaOccupancyMaxActiveClusters(&o.active_without_size_clusters, kernel, &config);
+  (void)cudaGetLastError();  // a refusal is the last error too: leave none behind
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0));
   return o;
 }

@@ -42,6 +42,7 @@ struct ClusterOccupancy {
   // (16 with NonPortableClusterSizeAllowed).
   std::vector<int> active;
   cudaError_t active_without_size = cudaSuccess;  // no cluster size in the config
+  int active_without_size_clusters = 0;           // and its answer
 };
 
 struct Kernels {

@@ -205,14 +205,17 @@ TEST_P(Cluster, BlocksSignalEachOthersMbarriersInAPipeline) {
   EXPECT_EQ(got, want);
 }
 
-// The emulator's answers are the fewest clusters any H100 SXM holds
-// (common/emu/cluster_occupancy.cpp); a GPU may hold more, never fewer.
-// The GPU's own answers are printed for comparison.
+// The emulator's answers are its GPC model's (common/emu/cluster_occupancy.cpp).
+// The driver's come from a heuristic of its own: on an H100 (2026-12-07) it
+// answered 1056, 528, 248, 124, 58 for the first shape (8 blocks a
+// multiprocessor, not 16) and 264, 132, 62, 30, 14 for the second, partly
+// below the model. So on a GPU only what any answer satisfies is checked,
+// and the answers are printed.
 TEST_P(Cluster, OccupancyQueriesAnswerAsAnH100Does) {
   struct Shape {
     unsigned threads;
     std::size_t dynamic_shared;
-    std::vector<int> fewest_active;  // for clusters of 1, 2, 4, 8, 16
+    std::vector<int> modelled;  // for clusters of 1, 2, 4, 8, 16
   };
   const Shape shapes[] = {
       {128, 0, {2112, 1056, 528, 264, 132}},   // 16 blocks a multiprocessor (64 warps)
@@ -229,21 +232,28 @@ TEST_P(Cluster, OccupancyQueriesAnswerAsAnH100Does) {
                 << o.potential_portable << " (portable), " << o.potential_non_portable
                 << " (non-portable); active clusters of 1, 2, 4, 8, 16:";
       for (int n : o.active) std::cout << " " << n;
-      std::cout << "; without a size: " << cudaGetErrorName(o.active_without_size) << "\n";
+      std::cout << "; without a size: " << cudaGetErrorName(o.active_without_size) << ", "
+                << o.active_without_size_clusters << "\n";
     }
     EXPECT_EQ(o.potential_portable, 8);
     EXPECT_EQ(o.potential_non_portable, 16);
-    ASSERT_EQ(o.active.size(), shape.fewest_active.size());
+    ASSERT_EQ(o.active.size(), shape.modelled.size());
     for (std::size_t i = 0; i < o.active.size(); ++i) {
+      const int size = 1 << i;
       if (gpu()) {
-        EXPECT_GE(o.active[i], shape.fewest_active[i]) << "clusters of " << (1u << i);
+        // Each cluster needs its blocks resident; no more than the blocks a
+        // multiprocessor holds (the model's clusters of 1) allow.
+        EXPECT_GT(o.active[i], 0) << "clusters of " << size;
+        EXPECT_LE(o.active[i] * size, shape.modelled[0]) << "clusters of " << size;
+        if (i > 0) EXPECT_LE(o.active[i], o.active[i - 1]) << "clusters of " << size;
       } else {
-        EXPECT_EQ(o.active[i], shape.fewest_active[i]) << "clusters of " << (1u << i);
+        EXPECT_EQ(o.active[i], shape.modelled[i]) << "clusters of " << size;
       }
     }
-    EXPECT_NE(o.active_without_size, cudaSuccess);
+    // Without a cluster size, as clusters of one block.
+    EXPECT_EQ(o.active_without_size, cudaSuccess) << cudaGetErrorName(o.active_without_size);
     if (!gpu()) {
-      EXPECT_EQ(o.active_without_size, cudaErrorInvalidClusterSize);
+      EXPECT_EQ(o.active_without_size_clusters, o.active[0]);
     }
   }
 }

@@ -81,8 +81,8 @@ TEST_P(GraphApi, MisusedNodeApiReturnsTheGpusErrors) {
   const std::vector<std::pair<std::string, cudaError_t>> want{
       {"cudaGraphCreate with flags 1", cudaErrorInvalidValue},
       {"a dependency on another graph's node", cudaErrorInvalidValue},
-      {"a kernel node of a host function", cudaErrorInvalidDeviceFunction},
-      {"cudaLaunchKernel of a host function", cudaErrorInvalidDeviceFunction},
+      {"a kernel node of a host function", cudaErrorInvalidResourceHandle},
+      {"cudaLaunchKernel of a host function", cudaErrorInvalidResourceHandle},
       {"a memset node of 3-byte elements", cudaErrorInvalidValue},
       {"kernel node parameters of an empty node", cudaErrorInvalidValue},
       {"an edge closing a cycle", cudaSuccess},
