@@ -1,6 +1,7 @@
 // The fp8 formats (cudalab/numerics/fp8.hpp), host only: every pattern of
-// both formats decoded against the formula, their special patterns, and the
-// K-block model on sums it must get exactly, mixed formats included.
+// both formats decoded against the formula, their special patterns, the
+// K-block model on sums it must get exactly, mixed formats included, its
+// narrow widths, and blocks an H100 summed.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "cudalab/numerics/fp8.hpp"
+#include "fp8_h100_blocks.hpp"
 
 namespace {
 
@@ -80,14 +82,44 @@ TEST(NumericsFp8, SpecialsFollowTheBlockModel) {
       std::isnan(fp8_block_fma(a.data(), b.data(), 32, 0.0f, Fp8Format::e5m2, Fp8Format::e4m3)));
 }
 
-// A small product below the alignment's 25 kept bits is truncated away.
-TEST(NumericsFp8, TermsBelowTheKeptBitsAreTruncated) {
+// A product below the 13 fraction bits kept under the alignment exponent
+// (here c's, 0) is truncated away, toward zero whatever its sign.
+TEST(NumericsFp8, TermsBelowTheThirteenKeptBitsAreTruncatedTowardZero) {
   std::vector<std::uint8_t> a(32, 0x00), b(32, 0x00);
-  a[0] = b[0] = 0x01;  // e4m3 2^-9 each: the product is 2^-18
-  EXPECT_EQ(fp8_block_fma(a.data(), b.data(), 32, 1024.0f, Fp8Format::e4m3, Fp8Format::e4m3),
-            1024.0f);
+  a[0] = 0x01;  // e4m3 2^-9, the smallest subnormal
+  b[0] = 0x18;  // e4m3 2^-4: the product is 2^-13, the last kept bit
+  EXPECT_EQ(fp8_block_fma(a.data(), b.data(), 32, 1.0f, Fp8Format::e4m3, Fp8Format::e4m3),
+            1.0f + std::ldexp(1.0f, -13));
+  b[0] = 0x10;  // 2^-5: the product 2^-14 is one bit too small
+  EXPECT_EQ(fp8_block_fma(a.data(), b.data(), 32, 1.0f, Fp8Format::e4m3, Fp8Format::e4m3), 1.0f);
+  b[0] = 0x90;  // -2^-5: toward zero, not down to 1 - 2^-13
+  EXPECT_EQ(fp8_block_fma(a.data(), b.data(), 32, 1.0f, Fp8Format::e4m3, Fp8Format::e4m3), 1.0f);
+  // Alone, the product sets the alignment and is kept.
   EXPECT_EQ(fp8_block_fma(a.data(), b.data(), 32, 0.0f, Fp8Format::e4m3, Fp8Format::e4m3),
-            std::ldexp(1.0f, -18));
+            -std::ldexp(1.0f, -14));
+}
+
+// The sum keeps 14 significant bits: 33 + 2^-13 (kept by the alignment)
+// loses its low bit when normalised.
+TEST(NumericsFp8, TheSumIsTruncatedToFourteenSignificantBits) {
+  const std::vector<std::uint8_t> ones(32, 0x38);  // e4m3 1.0
+  const float c = 1.0f + std::ldexp(1.0f, -13);
+  EXPECT_EQ(fp8_block_fma(ones.data(), ones.data(), 32, c, Fp8Format::e4m3, Fp8Format::e4m3),
+            33.0f);
+  const std::vector<std::uint8_t> minus_ones(32, 0xb8);
+  EXPECT_EQ(fp8_block_fma(ones.data(), minus_ones.data(), 32, -c, Fp8Format::e4m3, Fp8Format::e4m3),
+            -33.0f);
+}
+
+// Blocks an H100 summed (fp8_h100_blocks.hpp): the model gives its bits.
+TEST(NumericsFp8, TheModelGivesTheH100sRecordedResults) {
+  for (const fp8_h100::RecordedBlock& block : fp8_h100::recorded_blocks()) {
+    const float d = fp8_block_fma(block.a.data(), block.b.data(), 32, float_from_bits(block.c),
+                                  block.format_a, block.format_b);
+    EXPECT_EQ(float_bits(d), block.gpu)
+        << fp8_format_name(block.format_a) << " x " << fp8_format_name(block.format_b) << ", c 0x"
+        << std::hex << block.c;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 //      truncating the rest (no sticky bit);
 //   4. adds the aligned terms exactly;
 //   5. normalises the sum once and rounds it toward zero to fp32.
+// (Hopper's fp8 blocks do the same with 13 kept bits in step 3 and 14
+// significant bits in step 5: fp8.hpp.)
 // The exponent of a product in step 2 is the sum of its inputs' exponents
 // (before the product's own normalisation): when the largest product is 2 or
 // more, it therefore keeps one more bit below its leading bit.
@@ -44,6 +46,18 @@ CUDALAB_HOST_DEVICE constexpr int wgmma_k_block(MmaFormat format) { return mma_k
 
 // The fraction bits each aligned term keeps below the alignment exponent.
 inline constexpr int kept_fraction_bits = 25;
+
+// The two widths of a block's fixed-point sum: the fraction bits each
+// aligned term keeps below the alignment exponent (step 3) and the
+// significant bits the normalised sum keeps (step 5). Hopper's fp8 blocks
+// (fp8.hpp) keep fewer of both than fp16, bf16 and TF32 blocks.
+struct BlockSumWidths {
+  int kept_fraction_bits;
+  int result_significant_bits;
+};
+
+// fp16, bf16 and TF32: 25 kept bits, the sum rounded to fp32's 24.
+inline constexpr BlockSumWidths mma_block_sum_widths{kept_fraction_bits, 24};
 
 namespace block_fma_detail {
 
@@ -166,10 +180,11 @@ CUDALAB_HOST_DEVICE inline void include_in_alignment(AlignmentExponent& e, const
   e.any_nonzero = true;
 }
 
-// Step 3: a term in units of 2^(alignment - kept_fraction_bits), its
+// Step 3: a term in units of 2^(alignment - kept fraction bits), its
 // magnitude truncated (toward zero), then signed.
-CUDALAB_HOST_DEVICE inline std::int64_t align_and_truncate(const Unpacked& term, int alignment) {
-  const int shift = (term.exponent - term.fraction_bits) - (alignment - kept_fraction_bits);
+CUDALAB_HOST_DEVICE inline std::int64_t align_and_truncate(
+    const Unpacked& term, int alignment, BlockSumWidths widths = mma_block_sum_widths) {
+  const int shift = (term.exponent - term.fraction_bits) - (alignment - widths.kept_fraction_bits);
   std::uint64_t magnitude = 0;
   if (shift >= 0) {
     magnitude = term.significand << shift;  // < 2^28: the term is at most 4 * 2^alignment
@@ -189,15 +204,21 @@ CUDALAB_HOST_DEVICE inline int highest_set_bit(std::uint64_t value) {
 #endif
 }
 
-// Step 5: sum * 2^(alignment - kept_fraction_bits), normalised once and
-// rounded toward zero to fp32 (subnormal below 2^-126, infinity above the
-// largest fp32). An exact zero is +0.
-CUDALAB_HOST_DEVICE inline float normalise_toward_zero(std::int64_t sum, int alignment) {
+// Step 5: sum * 2^(alignment - kept fraction bits), normalised once and
+// rounded toward zero to the widths' significant bits (at most 24), then
+// to fp32 (subnormal below 2^-126, infinity above the largest fp32). An
+// exact zero is +0.
+CUDALAB_HOST_DEVICE inline float normalise_toward_zero(
+    std::int64_t sum, int alignment, BlockSumWidths widths = mma_block_sum_widths) {
   if (sum == 0) return 0.0f;
   const std::uint32_t sign = sum < 0 ? 0x80000000u : 0u;
-  const std::uint64_t magnitude = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
-  const int unit_exponent = alignment - kept_fraction_bits;  // the value of bit 0
+  std::uint64_t magnitude = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
+  const int unit_exponent = alignment - widths.kept_fraction_bits;  // the value of bit 0
   const int leading = highest_set_bit(magnitude);
+  // A sum narrower than fp32 loses its low bits first; for 24 this is the
+  // truncation below, done twice.
+  const int dropped = leading + 1 - widths.result_significant_bits;
+  if (dropped > 0) magnitude = (magnitude >> dropped) << dropped;
   const int exponent = leading + unit_exponent;
   if (exponent > 127) return float_from_bits(sign | 0x7f800000u);
   std::uint64_t fraction_bits;  // the result's significand field(s), truncated
@@ -221,11 +242,13 @@ inline constexpr int max_block_products = 64;
 
 // One block from operands already unpacked by unpack_operand (k at most
 // max_block_products): the arithmetic of mma_block_fma, for callers that use
-// each operand in many blocks, as the emulator's mma.sync does. Two passes
+// each operand in many blocks, as the emulator's mma.sync does, and for
+// fp8.hpp's blocks with their narrower widths. Two passes
 // over the products (the alignment exponent, then the sum) instead of an
 // array of them: a product is three integer operations.
 CUDALAB_HOST_DEVICE inline float block_fma_unpacked(const Unpacked* a, const Unpacked* b, int k,
-                                                    float c) {
+                                                    float c,
+                                                    BlockSumWidths widths = mma_block_sum_widths) {
   SpecialCase special;
   AlignmentExponent alignment;
   for (int i = 0; i < k; ++i) {
@@ -238,11 +261,11 @@ CUDALAB_HOST_DEVICE inline float block_fma_unpacked(const Unpacked* a, const Unp
   include_in_alignment(alignment, accumulator);
   if (!alignment.any_nonzero) return 0.0f;
 
-  std::int64_t sum = align_and_truncate(accumulator, alignment.exponent);
+  std::int64_t sum = align_and_truncate(accumulator, alignment.exponent, widths);
   for (int i = 0; i < k; ++i) {
-    sum += align_and_truncate(exact_product(a[i], b[i]), alignment.exponent);
+    sum += align_and_truncate(exact_product(a[i], b[i]), alignment.exponent, widths);
   }
-  return normalise_toward_zero(sum, alignment.exponent);
+  return normalise_toward_zero(sum, alignment.exponent, widths);
 }
 
 }  // namespace block_fma_detail
