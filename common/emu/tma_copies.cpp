@@ -3,13 +3,19 @@
 // filled), places it in shared memory as the swizzle mode says
 // (cudalab/tma_swizzle.hpp) and lands it late on its mbarrier, as
 // cp.async.bulk does (mbarrier.cpp); a store scatters the box back, skipping
-// out-of-bounds elements. Both are checked and traced as the issuing
-// thread's accesses: a load reads only the global bytes inside the tensor,
-// a row of the box at a time.
+// out-of-bounds elements except those past the end of a row that share its
+// last 16 bytes (an H100 writes those too). Both are checked and traced as
+// the issuing thread's accesses: a load reads only the global bytes inside
+// the tensor, a row of the box at a time. What an H100 does was measured on
+// 2026-12-07 (tests/emu/test_tma.cpp): a load whose dimension-0 coordinate
+// is not on a 16-byte boundary faults (illegal instruction), and a swizzled
+// box whose rows are narrower than the span is not laid out densely (how it
+// is laid out is not modelled yet: the emulator refuses it).
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <vector>
 
@@ -28,9 +34,25 @@ namespace {
 constexpr std::uintptr_t kSharedBoxAlignment = 128;
 
 [[noreturn]] void fail(BlockRun& run, ReportKind kind, const std::string& what,
-                       const std::source_location& site) {
-  run.report(kind, current_thread->linear, what, &site, cudaErrorLaunchFailure);
+                       const std::source_location& site,
+                       cudaError_t error = cudaErrorLaunchFailure) {
+  run.report(kind, current_thread->linear, what, &site, error);
   run.abort_block();
+}
+
+// An H100 faults on a load whose box starts off a 16-byte boundary along
+// dimension 0 (cudaErrorIllegalInstruction, 2026-12-07).
+void check_first_coordinate(BlockRun& run, const TensorMapDescription& d, const int* coordinates,
+                            const char* operation, const std::source_location& site) {
+  const std::int64_t start = std::int64_t{coordinates[0]} * d.element_bytes;
+  if (start % 16 == 0) return;
+  std::ostringstream what;
+  what << operation << " at dimension-0 coordinate " << coordinates[0] << ": " << coordinates[0]
+       << " x " << int{d.element_bytes} << " bytes is not a multiple of 16, and the GPU faults "
+       << "on a box that does not start on a 16-byte boundary (illegal instruction): start "
+          "boxes at multiples of "
+       << 16 / std::gcd(16, int{d.element_bytes}) << " elements along dimension 0";
+  fail(run, ReportKind::misaligned_address, what.str(), site, cudaErrorIllegalInstruction);
 }
 
 BlockRun& current_run() {
@@ -93,23 +115,30 @@ void check_shared_box(BlockRun& run, std::uintptr_t box, std::size_t bytes, cons
 }
 
 // Calls visit(global element address or 0 when out of bounds, byte offset of
-// the element in the box before swizzling, dimension-0 index) for every
-// element of the box at `coordinates`, dimension 0 fastest.
+// the element in the box before swizzling, dimension-0 index, the address
+// or 0 as a store sees it) for every element of the box at `coordinates`,
+// dimension 0 fastest. A store also reaches the elements past the end of a
+// row that lie in the row's last 16 bytes.
 template <class Visit>
 void for_each_element(const TensorMapDescription& d, const BoxShape& shape, const int* coordinates,
                       Visit visit) {
   std::array<std::uint32_t, kMaxTensorRank> index{};
   std::size_t offset = 0;
+  const std::uint64_t stored_row_elements =
+      (d.dims[0] * d.element_bytes + 15) / 16 * 16 / d.element_bytes;
   while (true) {
-    bool inside = true;
+    bool inside = true, stored = true;
     std::uint64_t address = d.global_address;
     for (int i = 0; i < d.rank; ++i) {
       const std::int64_t c =
           std::int64_t{coordinates[i]} + std::int64_t{index[i]} * d.element_strides[i];
       if (c < 0 || static_cast<std::uint64_t>(c) >= d.dims[i]) inside = false;
+      if (c < 0 || static_cast<std::uint64_t>(c) >= (i == 0 ? stored_row_elements : d.dims[i])) {
+        stored = false;
+      }
       address += static_cast<std::uint64_t>(c) * d.strides[i];
     }
-    visit(inside ? address : 0, offset, index[0]);
+    visit(inside ? address : 0, offset, index[0], stored ? address : 0);
     offset += d.element_bytes;
     int i = 0;
     while (i < d.rank && ++index[i] == shape.count[i]) index[i++] = 0;
@@ -127,6 +156,22 @@ void observe(std::uintptr_t address, std::size_t bytes, unsigned flags, const vo
     observe_access(reinterpret_cast<const void*>(address), piece, flags, pc);
     address += piece;
   }
+}
+
+// A swizzled box whose rows (dimension 0) are narrower than the span: an
+// H100 does not lay it out densely (2026-12-07), and how it does is not
+// modelled, so the copy is refused rather than placed wrongly.
+void check_narrow_rows(BlockRun& run, const TensorMapDescription& d, const BoxShape& shape,
+                       const char* operation, const std::source_location& site) {
+  const std::size_t row_bytes = std::size_t{shape.count[0]} * d.element_bytes;
+  if (d.swizzle_span == 0 || row_bytes >= d.swizzle_span) return;
+  std::ostringstream what;
+  what << operation << " of a box with " << row_bytes << "-byte rows under the " << d.swizzle_span
+       << "-byte swizzle: rows narrower than the swizzle span are not laid "
+       << "out densely on the GPU, and the emulator does not model how they are; make the "
+          "box's dimension 0 span the whole "
+       << d.swizzle_span << " bytes, or use a narrower swizzle";
+  fail(run, ReportKind::tensor_map, what.str(), site);
 }
 
 // An out-of-bounds element of a load: zero, or a quiet NaN of the element's
@@ -165,21 +210,16 @@ std::shared_ptr<std::vector<std::byte>> gather_box(BlockRun& run, const TensorMa
                                                    std::vector<std::uint64_t>* sectors) {
   const BoxShape shape = shape_of(d);
   check_shared_box(run, box, shape.bytes, operation, site);
+  check_narrow_rows(run, d, shape, operation, site);
+  check_first_coordinate(run, d, coordinates, operation, site);
   auto staged = std::make_shared<std::vector<std::byte>>(shape.bytes);
   const bool checking = checking_an_access;
   checking_an_access = false;                 // these accesses are the kernel's
   std::uintptr_t run_start = 0, run_end = 0;  // global bytes of the row read so far
   for_each_element(
-      d, shape, coordinates, [&](std::uint64_t address, std::size_t offset, std::uint32_t column) {
+      d, shape, coordinates,
+      [&](std::uint64_t address, std::size_t offset, std::uint32_t column, std::uint64_t) {
         const std::size_t to = swizzled(run, box, offset, d.swizzle_span);
-        if (to + d.element_bytes > shape.bytes) {
-          checking_an_access = checking;
-          fail(run, ReportKind::tensor_map,
-               std::string(operation) +
-                   ": a swizzled box whose rows are narrower than the swizzle span "
-                   "and whose bytes end inside a span is not modelled",
-               site);
-        }
         std::byte* element = staged->data() + to;
         if (address == 0) {
           fill(d, element);
@@ -305,8 +345,9 @@ void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, cons
   std::vector<std::uint64_t> sectors;  // recording only
   const bool checking = checking_an_access;
   checking_an_access = false;  // these accesses are the kernel's
+  check_narrow_rows(run, d, shape, operation, site);
   for_each_element(d, shape, coordinates,
-                   [&](std::uint64_t address, std::size_t offset, std::uint32_t) {
+                   [&](std::uint64_t, std::size_t offset, std::uint32_t, std::uint64_t address) {
                      if (address == 0) return;  // outside the tensor: not written
                      if (run.recording) [[unlikely]]
                        sectors.push_back(address / 32);

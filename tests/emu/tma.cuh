@@ -43,11 +43,15 @@ __device__ inline void load_box(void* box, const CUtensorMap* map, std::uint64_t
 }
 
 __global__ void dump_box_kernel(const __grid_constant__ CUtensorMap map, int rank, Coordinates at,
-                                unsigned box_bytes, std::uint8_t* out, Planted bug) {
+                                unsigned box_bytes, unsigned shared_bytes, std::uint8_t* out,
+                                Planted bug) {
   // 1024-aligned: the 128-byte swizzle's pattern starts at the box.
   __shared__ __align__(1024) std::uint8_t buffer[kMaxBoxBytes + 1024];
   __shared__ std::uint64_t full;
   std::uint8_t* box = bug == Planted::misaligned_box ? buffer + 64 : buffer;
+  // A known pattern under the box: bytes the copy leaves alone stay 0xab.
+  for (unsigned i = threadIdx.x; i < shared_bytes; i += blockDim.x) box[i] = 0xab;
+  cudalab::fence_proxy_async_shared();  // before the copy engine writes the same bytes
   if (threadIdx.x == 0) {
     cudalab::mbarrier_init(&full, 1);
     cudalab::fence_mbarrier_init();
@@ -60,7 +64,7 @@ __global__ void dump_box_kernel(const __grid_constant__ CUtensorMap map, int ran
   }
   if (bug == Planted::read_before_wait) out[threadIdx.x] = box[threadIdx.x];
   cudalab::mbarrier_wait_parity(&full, 0);
-  for (unsigned i = threadIdx.x; i < box_bytes; i += blockDim.x) out[i] = box[i];
+  for (unsigned i = threadIdx.x; i < shared_bytes; i += blockDim.x) out[i] = box[i];
 }
 
 template <class T>
@@ -124,11 +128,11 @@ inline CUtensorMap tensor_map(const Tensor& t, const void* base) {
 
 inline std::vector<std::uint8_t> dump_box(const Tensor& t, const std::vector<std::uint8_t>& data,
                                           const Coordinates& at) {
-  cudalab::DeviceBuffer<std::uint8_t> d_data(data), d_out(t.box_bytes());
+  cudalab::DeviceBuffer<std::uint8_t> d_data(data), d_out(t.shared_bytes());
   const CUtensorMap map = tensor_map(t, d_data.data());
-  device::dump_box_kernel<<<1, 128>>>(map, static_cast<int>(t.dims.size()), at,
-                                      static_cast<unsigned>(t.box_bytes()), d_out.data(),
-                                      Planted::none);
+  device::dump_box_kernel<<<1, 128>>>(
+      map, static_cast<int>(t.dims.size()), at, static_cast<unsigned>(t.box_bytes()),
+      static_cast<unsigned>(t.shared_bytes()), d_out.data(), Planted::none);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaDeviceSynchronize());
   return d_out.copy_to_host();

@@ -32,6 +32,22 @@ struct Tensor {
     for (std::uint32_t b : box) n *= b;
     return n;
   }
+  unsigned swizzle_span() const {
+    return swizzle == CU_TENSOR_MAP_SWIZZLE_32B    ? 32
+           : swizzle == CU_TENSOR_MAP_SWIZZLE_64B  ? 64
+           : swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128
+                                                   : 0;
+  }
+  // The bytes a row of the box (dimension 0) takes in shared memory: its
+  // own, or the whole swizzle span if narrower (the layout the GPU test of
+  // narrow rows checks; the emulator refuses such boxes).
+  std::size_t shared_row_bytes() const {
+    const std::size_t row = std::size_t{box[0]} * element_bytes;
+    return row < swizzle_span() ? swizzle_span() : row;
+  }
+  std::size_t shared_bytes() const {
+    return box_bytes() / (std::size_t{box[0]} * element_bytes) * shared_row_bytes();
+  }
 };
 
 struct Coordinates {
@@ -45,6 +61,7 @@ enum class Planted {
   read_before_wait,  // threads read the box before waiting on its mbarrier
   wrong_expect_tx,   // the mbarrier expects 16 bytes more than the box has
   misaligned_box,    // the shared box starts 64 bytes into a 1024-aligned buffer
+  misaligned_start,  // the box starts at column 33 of fp32 rows: off a 16-byte boundary
   garbage_map,       // the kernel gets a CUtensorMap of zeros
   wrong_rank,        // a 3-D load with a 2-D tensor map
 };
@@ -52,7 +69,8 @@ enum class Planted {
 // One backend's launches.
 struct Kernels {
   // A TMA load of t's box at `at` from a tensor holding `data` (t.bytes()),
-  // then the raw bytes of the shared box.
+  // into shared memory filled with 0xab before, then the raw bytes of the
+  // shared box (t.shared_bytes()).
   std::vector<std::uint8_t> (*dump_box)(const Tensor& t, const std::vector<std::uint8_t>& data,
                                         const Coordinates& at);
   // A 2-D tensor tiled by t's box, one block a tile: TMA load, then in shared

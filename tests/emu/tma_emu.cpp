@@ -51,7 +51,7 @@ PlantedReport emulator_report(Planted bug) {
   t.strides = {64 * 4};
   t.box = {32, 8};
   t.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  const Coordinates at{{32, 8, 0, 0, 0}};
+  const Coordinates at{{bug == Planted::misaligned_start ? 33 : 32, 8, 0, 0, 0}};
   PlantedReport r;
   cudalab::emu::Recording rec;
   cudalab::DeviceBuffer<std::uint8_t> d_data(std::vector<std::uint8_t>(t.bytes(), 1));
@@ -59,7 +59,7 @@ PlantedReport emulator_report(Planted bug) {
   const CUtensorMap map =
       bug == Planted::garbage_map ? CUtensorMap{} : tensor_map(t, d_data.data());
   device::dump_box_kernel<<<1, 128>>>(map, 2, at, static_cast<unsigned>(t.box_bytes()),
-                                      d_out.data(), bug);
+                                      static_cast<unsigned>(t.box_bytes()), d_out.data(), bug);
   r.failed_launch = cudaDeviceSynchronize() != cudaSuccess;
   (void)cudaGetLastError();  // the fault is the last error too: leave none behind
   for (const cudalab::emu::Report& report : rec.last().reports) {

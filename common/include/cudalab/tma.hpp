@@ -40,6 +40,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -83,6 +84,12 @@ inline CUtensorMap make_tensor_map(
                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
   const auto encode = reinterpret_cast<Encode>(entry);
   const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  // Never a null array, even for rank 1 (no strides): the driver refused a
+  // rank-1 map whose strides were an empty list's null pointer (an H100,
+  // 2026-12-07).
+  cuuint64_t stride_array[4] = {0, 0, 0, 0};
+  std::copy(strides.begin(), strides.begin() + std::min<std::size_t>(strides.size(), 4),
+            stride_array);
   const auto rank = static_cast<cuuint32_t>(dims.size());
   const bool shapes_agree = rank == box.size() && rank == strides.size() + 1 && rank <= 5;
   // Encoded in a local of its own: the driver wants a 64-byte aligned map,
@@ -90,7 +97,7 @@ inline CUtensorMap make_tensor_map(
   // not be, with GCC.
   CUtensorMap encoded{};
   const CUresult status = shapes_agree ? encode(&encoded, type, rank, const_cast<void*>(base),
-                                                dims.begin(), strides.begin(), box.begin(),
+                                                dims.begin(), stride_array, box.begin(),
                                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                                 swizzle, CU_TENSOR_MAP_L2_PROMOTION_NONE, fill)
                                        : CUDA_ERROR_INVALID_VALUE;
