@@ -21,9 +21,10 @@
 // fp32's 24) differed from the GPU, 16 of each pairing, this one reproduces
 // all 64 bit for bit, and so do two variants that leave c out of step 2's
 // alignment (c exact, or first truncated to 14 bits); the three can part only
-// when c's exponent is above every product's. Whether it holds on all
-// 163,840 blocks a pairing, specials and large accumulators included, is
-// what tests/numerics' WgmmaFp8NumericsGpu decides on the next H100 run.
+// when c's exponent is above every product's. On the next H100 run (same
+// day) it held on all 163,840 blocks of each pairing, specials and large
+// accumulators included (tests/numerics' WgmmaFp8NumericsGpu, whose
+// accumulators reach far above every product, where the variants part).
 #pragma once
 
 #include <cstdint>
