@@ -295,6 +295,20 @@ void BenchRun::merge_pytorch_section(const std::string& key, const std::string& 
   add_pytorch_bandwidths(*this, section.at("figures"), name, version, anchor_for);
 }
 
+void BenchRun::merge_pytorch_durations() {
+  if (pytorch_json_.empty()) return;
+  const nlohmann::json json = read_pytorch_figures(pytorch_json_);
+  for (const auto& f : json.at("figures")) {
+    const double ms = f.at("time_ms").get<double>();
+    add_figure(f.at("name").get<std::string>(), f.at("version").get<std::string>(),
+               f.at("shape").get<std::vector<std::int64_t>>(), f.at("bytes").get<std::uint64_t>(),
+               ms, ms, "ms");
+  }
+  for (const auto& timeline : json.value("timelines", nlohmann::json::array())) {
+    result_.add_timeline(timeline_from_json(timeline, pytorch_json_));
+  }
+}
+
 int bench_main(int argc, char** argv, const std::string& tool, const std::string& lab,
                const std::function<void(BenchRun&)>& body) {
   CLI::App app{tool + ": lab " + lab + "'s kernels timed on the GPU against anchors"};

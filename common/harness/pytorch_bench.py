@@ -9,8 +9,9 @@ JSON to the lab's bench program (--pytorch-json):
 
 (plus "version" and "flops" in a figure when the lab's cases give them,
 "skipped": the versions runs() found unable to run here, and the keys a
-lab's extra_results adds). main_or_error() is main() for a script that
-writes its own JSON (lab 04's torch.distributed, one process per GPU).
+lab's extra_results adds, e.g. "timelines" made by timeline()).
+main_or_error() is main() for a script that writes its own JSON (lab 04's
+torch.distributed, one process per GPU).
 """
 import argparse
 import json
@@ -48,6 +49,19 @@ def median_ms(torch, work, flush, repeats):
         stop.synchronize()
         times.append(start.elapsed_time(stop))
     return statistics.median(times)
+
+
+def timeline(name, events, kind):
+    """A result file's timeline (as BenchRun::merge_pytorch_durations reads
+    it) from `events`: (row, span name, begin, end) with begin and end
+    torch.cuda.Events recorded around work that has completed; times in ms
+    from the first begin, the rows in the order they first appear."""
+    origin = events[0][2]
+    rows = {}
+    for row, span, begin, end in events:
+        rows.setdefault(row, []).append({"name": span, "start_ms": origin.elapsed_time(begin),
+                                         "end_ms": origin.elapsed_time(end), "kind": kind})
+    return {"name": name, "rows": [{"name": row, "spans": spans} for row, spans in rows.items()]}
 
 
 def main(description, cases, extra_arguments=None, extra_results=None):

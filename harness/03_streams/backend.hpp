@@ -42,7 +42,14 @@ struct Consumed : Timed {
   bool pointer_reused = false;  // exercises 3, 4: the next allocation got A's block
 };
 
-// Exercise 3.
+// Exercise 3: how the lecture's consumer stream keeps the allocator from
+// handing its block to the next tensor too early.
+enum class ReuseGuard {
+  none,           // free at once: the hazard
+  record_stream,  // allocator.record_stream(block, side) before the free
+  wait_stream,    // the default stream waits for the side stream before the free
+};
+
 struct AllocatorReuse {
   bool same_stream_reuses = false;   // freed on s, allocated again on s: the same block
   bool other_stream_reuses = false;  // freed on s, allocated on t: the same block (wrong)

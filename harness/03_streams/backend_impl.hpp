@@ -130,10 +130,9 @@ class LabBackend final : public cudalab::harness::EntryBackendFor<Backend> {
       fill(a, n, 1.0f, s.get());
       return a;
     };
-    // t reads `a` after its fill and a spin (t.wait_stream(s)).
+    // t reads `a` after its fill and a spin.
     const auto read_on_t_when_busy = [&](const float* a) {
-      CUDA_CHECK(cudaEventRecord(filled.get(), s.get()));
-      CUDA_CHECK(cudaStreamWaitEvent(t.get(), filled.get(), 0));
+      cudalab::wait_stream(t.get(), s.get(), filled.get());
       spinner_(busy_ms, t.get());
       sum(a, n, out.data(), t.get());
     };
@@ -206,14 +205,12 @@ class LabBackend final : public cudalab::harness::EntryBackendFor<Backend> {
     return consumed(n, [&](EventTimeline&, Consumed& result, float* out) {
       auto* a = static_cast<float*>(allocator.allocate(bytes, cudaStreamLegacy));
       fill(a, n, 1.0f, cudaStreamLegacy);
-      CUDA_CHECK(cudaEventRecord(a_filled.get(), cudaStreamLegacy));  // side.wait_stream(default)
-      CUDA_CHECK(cudaStreamWaitEvent(side.get(), a_filled.get(), 0));
+      cudalab::wait_stream(side.get(), cudaStreamLegacy, a_filled.get());
       spinner_(consumer_delay_ms, side.get());
       sum(a, n, out, side.get());
       if (guard == ReuseGuard::record_stream) allocator.record_stream(a, side.get());
-      if (guard == ReuseGuard::wait_stream) {  // default.wait_stream(side)
-        CUDA_CHECK(cudaEventRecord(a_summed.get(), side.get()));
-        CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, a_summed.get(), 0));
+      if (guard == ReuseGuard::wait_stream) {
+        cudalab::wait_stream(cudaStreamLegacy, side.get(), a_summed.get());
       }
       allocator.free(a);  // del A
       auto* b = static_cast<float*>(allocator.allocate(bytes, cudaStreamLegacy));
@@ -233,8 +230,7 @@ class LabBackend final : public cudalab::harness::EntryBackendFor<Backend> {
     for (int i = 0; i < iterations; ++i) {
       auto* a = static_cast<float*>(allocator.allocate(bytes, cudaStreamLegacy));
       fill(a, n, 1.0f, cudaStreamLegacy);
-      CUDA_CHECK(cudaEventRecord(filled.get(), cudaStreamLegacy));
-      CUDA_CHECK(cudaStreamWaitEvent(side.get(), filled.get(), 0));
+      cudalab::wait_stream(side.get(), cudaStreamLegacy, filled.get());
       sum(a, n, out.data(), side.get());
       allocator.record_stream(a, side.get());
       allocator.free(a);

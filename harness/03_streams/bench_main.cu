@@ -10,15 +10,14 @@
 //   * PyTorch's three spins and pipeline from bench_pytorch.py (versions
 //     torch_*), when PyTorch was importable.
 // Times are single runs after a warm-up, in CUDA events (a spin's time is
-// what it is); the pipeline's is the median of --repeats runs.
+// what it is); the pipeline's is the median of --repeats runs, the copy's
+// timed as kernels are (BenchRun::median_ms_cold_l2).
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "backend.hpp"
 #include "cudalab/check.hpp"
@@ -42,26 +41,13 @@ constexpr int kIterations = 2000;  // compute about as long as one copy on the H
 // The anchor of the pipeline figures: their fraction_of is the overlap ratio.
 constexpr const char* kOneStream = "pipeline_1_stream_pinned";
 
-cudalab::Figure ms_figure(std::string name, std::string version, std::vector<std::int64_t> shape,
-                          std::uint64_t bytes, double ms) {
-  cudalab::Figure figure;
-  figure.name = std::move(name);
-  figure.version = std::move(version);
-  figure.shape = std::move(shape);
-  figure.bytes = bytes;
-  figure.time_ms = ms;
-  figure.value = ms;
-  figure.unit = "ms";
-  return figure;
-}
-
 void three_spins(cudalab::harness::BenchRun& run, harness::Backend& backend) {
   for (StreamKind kind : {StreamKind::blocking, StreamKind::non_blocking, StreamKind::per_thread}) {
     const harness::ThreeSpins r = backend.three_spins(kind, kSpinMs);
     if (r.observation.failed()) throw std::runtime_error("three_spins: " + r.observation.error);
     std::cout << "three spins of " << kSpinMs << " ms, " << lab03::to_string(kind) << ": "
               << r.total_ms << " ms\n";
-    run.result().add_figure(ms_figure("three_spins", lab03::to_string(kind), {3}, 0, r.total_ms));
+    run.add_figure("three_spins", lab03::to_string(kind), {3}, 0, r.total_ms, r.total_ms, "ms");
     run.result().add_timeline(
         timeline_of("three spins, " + lab03::to_string(kind), r.spans, "kernel"));
   }
@@ -95,7 +81,7 @@ void pipeline(cudalab::harness::BenchRun& run, harness::Backend& backend) {
           std::string(pinned ? "pinned_" : "pageable_") + std::to_string(streams) + "_streams";
       std::cout << "pipeline " << version << ": " << ms << " ms (" << ms / one_stream_ms
                 << " of 1 stream pinned)\n";
-      run.result().add_figure(ms_figure("pipeline", version, shape, bytes, ms), kOneStream);
+      run.add_figure("pipeline", version, shape, bytes, ms, ms, "ms", kOneStream);
       if (pinned) {
         const harness::Pipeline timed = backend.pipeline(in, kChunks, streams, kIterations, true);
         run.result().add_timeline(
@@ -115,38 +101,12 @@ void copy_bandwidth(cudalab::harness::BenchRun& run) {
   std::memset(pageable.data(), 1, bytes);
   for (const auto& [version, host] :
        {std::pair<const char*, void*>{"pinned", pinned.data()}, {"pageable", pageable.data()}}) {
-    std::vector<double> times;
-    for (int r = 0; r < run.repeats() + 1; ++r) {
-      cudalab::EventTimer timer;
-      timer.start();
-      CUDA_CHECK(cudaMemcpy(device.data(), host, bytes, cudaMemcpyHostToDevice));
-      timer.stop();
-      if (r > 0) times.push_back(timer.elapsed_ms());
-    }
+    const double ms = run.median_ms_cold_l2(
+        [&] { CUDA_CHECK(cudaMemcpy(device.data(), host, bytes, cudaMemcpyHostToDevice)); });
     // No anchor: the device copy's would mislead.
-    const cudalab::Figure& figure =
-        run.add_bandwidth("h2d_copy", version, {static_cast<std::int64_t>(bytes)}, bytes,
-                          cudalab::median(times), "none");
+    const cudalab::Figure& figure = run.add_bandwidth(
+        "h2d_copy", version, {static_cast<std::int64_t>(bytes)}, bytes, ms, "none");
     std::cout << "host to device copy from " << version << " memory: " << figure.value << " GB/s\n";
-  }
-}
-
-// bench_pytorch.py's figures ({"version", "time_ms", "name", "shape", "bytes"}) as ms
-// figures, and its timelines.
-void merge_pytorch(cudalab::harness::BenchRun& run) {
-  const std::string& path = run.pytorch_json();
-  if (path.empty()) return;
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("cannot read " + path);
-  const nlohmann::json json = nlohmann::json::parse(file);
-  for (const auto& f : json.at("figures")) {
-    run.result().add_figure(
-        ms_figure(f.at("name").get<std::string>(), f.at("version").get<std::string>(),
-                  f.at("shape").get<std::vector<std::int64_t>>(),
-                  f.at("bytes").get<std::uint64_t>(), f.at("time_ms").get<double>()));
-  }
-  for (const auto& timeline : json.value("timelines", nlohmann::json::array())) {
-    run.result().add_timeline(cudalab::timeline_from_json(timeline, path));
   }
 }
 
@@ -161,6 +121,6 @@ int main(int argc, char** argv) {
                                         three_spins(run, *backend);
                                         pipeline(run, *backend);
                                         copy_bandwidth(run);
-                                        merge_pytorch(run);
+                                        run.merge_pytorch_durations();
                                       });
 }

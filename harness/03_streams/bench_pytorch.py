@@ -87,13 +87,8 @@ def three_spins_timeline(torch, device, args, time_ms):
     events = []
     three_spins_work(torch, spin_cycles(torch, device), events)()
     torch.cuda.synchronize()
-    origin = events[0][2]
-    rows = {}
-    for row, name, begin, end in events:
-        rows.setdefault(row, []).append({"name": name, "start_ms": origin.elapsed_time(begin),
-                                         "end_ms": origin.elapsed_time(end), "kind": "kernel"})
-    return {"timelines": [{"name": "three spins, PyTorch (torch.cuda.Stream)",
-                           "rows": [{"name": k, "spans": v} for k, v in rows.items()]}]}
+    return {"timelines": [pytorch_bench.timeline("three spins, PyTorch (torch.cuda.Stream)", events,
+                                                 "kernel")]}
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ namespace lab03 {
 namespace {
 
 using cudalab::harness::ran;
+using harness::ReuseGuard;
 
 constexpr int kCount = 4099;  // A's floats: a prime, not a multiple of the 512-byte rounding
 

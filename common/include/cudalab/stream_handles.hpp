@@ -1,6 +1,7 @@
 // Streams and events that release themselves at the end of their scope: the
 // one RAII family for CUDA streams and events (labs 03 and 04 hold their
-// experiments' streams and events in them).
+// experiments' streams and events in them), and one stream waiting for
+// another (wait_stream, as PyTorch's Stream.wait_stream).
 //
 //   OwnedStream side(cudaStreamNonBlocking);   // cudaStreamCreateWithFlags
 //   OwnedEvent done;                           // cudaEventCreateWithFlags
@@ -77,6 +78,14 @@ class OwnedEvent {
 
   cudaEvent_t event_ = nullptr;
 };
+
+// PyTorch's waiter.wait_stream(waited_on): work queued on `waiter` from now
+// on waits for the work queued on `waited_on` so far, through `event`
+// (recorded on `waited_on`, waited for by `waiter`); the host does not wait.
+inline void wait_stream(cudaStream_t waiter, cudaStream_t waited_on, cudaEvent_t event) {
+  CUDA_CHECK(cudaEventRecord(event, waited_on));
+  CUDA_CHECK(cudaStreamWaitEvent(waiter, event, 0));
+}
 
 }  // namespace CUDALAB_BACKEND
 }  // namespace cudalab

@@ -124,6 +124,14 @@ class BenchRun {
       const std::string& job,
       const std::function<std::string(const std::vector<std::int64_t>&)>& anchor_for = {});
 
+  // Merges the figures the lab's bench_pytorch.py wrote that name their own
+  // job and version ({"name", "version", "shape", "bytes", "time_ms"}: how
+  // long something took, e.g. lab 03's three spins) as figures in ms whose
+  // value is the time, without an anchor, and its "timelines" (as
+  // pytorch_bench.timeline makes them). Does nothing when the run has no
+  // PyTorch figures.
+  void merge_pytorch_durations();
+
   // Merges the figures under `key` of the JSON bench_pytorch.py wrote
   // ({"figures": [...]} as above, or {"error": "..."}, e.g. a student's
   // PyTorch operator) as version `version` of figure `name`, each against
