@@ -141,9 +141,7 @@ __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused
                                [[maybe_unused]] int m, [[maybe_unused]] int n,
                                [[maybe_unused]] int tiles_m, [[maybe_unused]] int tiles_n,
                                [[maybe_unused]] int k_steps, [[maybe_unused]] int warpgroup) {
-  const int rank = static_cast<int>(threadIdx.x % 128);                        // in the warpgroup
-  const auto a_rows = static_cast<std::uint32_t>(64 * warpgroup * row_bytes);  // its 64 rows of A
-  // TODO(ex7) begin, about 40 lines: a WgmmaAccumulator<block_n> and a RingPosition;
+  // TODO(ex7) begin, about 45 lines: a WgmmaAccumulator<block_n> and a RingPosition;
   // for every tile and step: wait on the stage's `full`, wgmma_fence, one
   // wgmma_bf16 per k16 slice (slice_descriptor of this warpgroup's 64 rows of the
   // A box and of the B box; accumulate except on the tile's first), commit,
