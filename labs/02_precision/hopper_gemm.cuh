@@ -30,6 +30,12 @@
 //              tile-rows, so that the tiles running at one time share their
 //              A rows and B columns in L2; the producer loads the next
 //              tile's first steps while the consumers store this one.
+//   cluster    two blocks (a cluster, on neighbouring multiprocessors) take
+//              two tiles one above the other, which need the same B box:
+//              each block loads half of it and multicasts it to both, so B
+//              is read from L2 once per pair; a stage is free again only
+//              when the consumers of both blocks are done with it, so each
+//              arrives on the `empty` barriers of both.
 // The epilogue stores the fp32 accumulators straight from registers to
 // global memory, skipping elements beyond m and n.
 //
@@ -43,6 +49,7 @@
 #include <string>
 
 #include "cudalab/check.hpp"
+#include "cudalab/cluster_ptx.hpp"
 #include "cudalab/kernel.hpp"
 #include "cudalab/mbarrier.hpp"
 #include "cudalab/setmaxnreg.hpp"
@@ -58,11 +65,14 @@ inline constexpr int block_n = 256;  // columns of C per tile
 inline constexpr int step_k = 64;    // K per step: 64 bf16 = one 128-byte row
 inline constexpr int stages = 4;     // steps in flight in the shared ring
 inline constexpr int consumers = 2;  // warpgroups that compute, 64 rows of the tile each
+inline constexpr int cluster_m = 2;  // blocks of a cluster, on tiles one above the other
 inline constexpr int threads = 128 * (1 + consumers);
 inline constexpr int group_rows = 16;  // tile-rows walked together (L2 reuse)
 inline constexpr int row_bytes = step_k * 2;
 inline constexpr unsigned a_box_bytes = block_m * row_bytes;  // 16 KiB
 inline constexpr unsigned b_box_bytes = block_n * row_bytes;  // 32 KiB
+inline constexpr int b_share_rows = block_n / cluster_m;      // the rows of it a block loads
+inline constexpr unsigned b_share_bytes = b_share_rows * row_bytes;
 inline constexpr unsigned stage_bytes = a_box_bytes + b_box_bytes;
 // The 128-byte swizzle repeats every 1024 bytes: each box starts at a
 // multiple of 1024 of the shared window, which dynamic shared memory does
@@ -70,19 +80,23 @@ inline constexpr unsigned stage_bytes = a_box_bytes + b_box_bytes;
 inline constexpr std::size_t shared_bytes =
     1024 + stages * stage_bytes + 2 * stages * sizeof(std::uint64_t);
 
-// Where tile `tile` of the walk starts in C. Tiles are numbered down a group
-// of group_rows tile-rows first, then across: consecutive tiles (running at
-// the same time on different multiprocessors) share B's columns, and a
-// group's tiles reuse A's rows.
+// The walk goes over cluster tiles, cluster_m tiles one above the other;
+// block `rank` of the cluster takes the rank-th. Where cluster tile `tile`
+// of the walk puts this block's tile in C. Cluster tiles are numbered down
+// a group of group_rows tile-rows first, then across: consecutive ones
+// (running at the same time on different multiprocessors) share B's
+// columns, and a group's reuse A's rows.
 struct TileOrigin {
   int row, col;
 };
-__device__ inline TileOrigin tile_origin(int tile, int tiles_m, int tiles_n) {
-  const int tiles_per_group = group_rows * tiles_n;
-  const int first_row = tile / tiles_per_group * group_rows;
-  const int rows_here = tiles_m - first_row < group_rows ? tiles_m - first_row : group_rows;
+__device__ inline TileOrigin tile_origin(int tile, int cluster_tiles_m, int tiles_n, int rank) {
+  constexpr int group = group_rows / cluster_m;  // cluster tiles down a group
+  const int tiles_per_group = group * tiles_n;
+  const int first_row = tile / tiles_per_group * group;
+  const int rows_here = cluster_tiles_m - first_row < group ? cluster_tiles_m - first_row : group;
   const int in_group = tile % tiles_per_group;
-  return {(first_row + in_group % rows_here) * block_m, in_group / rows_here * block_n};
+  return {((first_row + in_group % rows_here) * cluster_m + rank) * block_m,
+          in_group / rows_here * block_n};
 }
 
 // The descriptor of k16 slice `slice` (0-3) of a 128-byte-swizzled box at
@@ -108,10 +122,11 @@ struct RingPosition {
 };
 
 struct Ring {
+  int rank;                 // of the block in its cluster
   std::uint8_t* at_window;  // at_window + shared address: that byte
   std::uint32_t first;      // shared address of stage 0 (1024-aligned)
   std::uint64_t* full;      // [stages]: the stage's copies have landed
-  std::uint64_t* empty;     // [stages]: the consumers are done reading it
+  std::uint64_t* empty;     // [stages]: the consumers of the cluster are done reading it
   __device__ std::uint32_t a_box(int stage) const {
     return first + static_cast<std::uint32_t>(stage) * stage_bytes;
   }
@@ -119,18 +134,23 @@ struct Ring {
 };
 
 // The producer (one thread): for every step of every tile of this block,
-// wait until the consumers have freed the stage, announce its bytes on
-// `full` and start the two copies, which complete them there.
+// wait until the cluster's consumers have freed the stage, announce its
+// bytes on `full` and start the copies: A's box for this block, this
+// block's share of B's box for every block of the cluster. Each completes
+// its bytes on the `full` barrier of the block it lands in.
 __device__ inline void produce([[maybe_unused]] const Ring& ring,
                                [[maybe_unused]] const CUtensorMap* a_map,
                                [[maybe_unused]] const CUtensorMap* b_map,
                                [[maybe_unused]] int tiles_m, [[maybe_unused]] int tiles_n,
                                [[maybe_unused]] int k_steps) {
-  // TODO(ex7) begin, about 20 lines: a RingPosition; for every tile of this block
-  // (blockIdx.x, then gridDim.x apart) and every step: wait on the stage's `empty`
-  // with the parity of the previous pass, arrive_expect_tx on its `full` for
-  // stage_bytes, then tma_load A's box (step * step_k, tile row) and B's (step *
-  // step_k, tile column) into the stage, completing on `full`; advance.
+  // TODO(ex7) begin, about 25 lines: a RingPosition; for every cluster tile of this
+  // block's cluster (blockIdx.x / cluster_m, then gridDim.x / cluster_m apart;
+  // tile_origin) and every step: wait (mbarrier_wait_parity_cluster) on the
+  // stage's `empty` with the parity of the previous pass, arrive_expect_tx on its
+  // `full` for stage_bytes, tma_load A's box (step * step_k, tile row) into the
+  // stage, and tma_load_multicast this block's share of B's box (b_share_rows rows
+  // from the tile column + rank * b_share_rows) to every block of the cluster, at
+  // b_box + rank * b_share_bytes; all completing on `full`; advance.
   // TODO(ex7) end
 }
 
@@ -141,12 +161,13 @@ __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused
                                [[maybe_unused]] int m, [[maybe_unused]] int n,
                                [[maybe_unused]] int tiles_m, [[maybe_unused]] int tiles_n,
                                [[maybe_unused]] int k_steps, [[maybe_unused]] int warpgroup) {
-  // TODO(ex7) begin, about 45 lines: a WgmmaAccumulator<block_n> and a RingPosition;
-  // for every tile and step: wait on the stage's `full`, wgmma_fence, one
-  // wgmma_bf16 per k16 slice (slice_descriptor of this warpgroup's 64 rows of the
-  // A box and of the B box; accumulate except on the tile's first), commit,
-  // wait_group<0>, one arrive per warpgroup on `empty`; advance. Then store each
-  // element (wgmma_accumulator_element) that lies inside C.
+  // TODO(ex7) begin, about 50 lines: a WgmmaAccumulator<block_n> and a RingPosition;
+  // the same walk as produce; for every step: wait on the stage's `full`,
+  // wgmma_fence, one wgmma_bf16 per k16 slice (slice_descriptor of this
+  // warpgroup's 64 rows of the A box and of the B box; accumulate except on the
+  // tile's first), commit, wait_group<0>, then one thread of the warpgroup
+  // arrives on `empty` in every block of the cluster (mbarrier_arrive_cluster);
+  // advance. Then store each element (wgmma_accumulator_element) inside C.
   // TODO(ex7) end
 }
 
@@ -158,6 +179,7 @@ __global__ void __launch_bounds__(threads, 1)
   std::uint8_t* const shared = cudalab::dynamic_shared<std::uint8_t>();
   const auto window = static_cast<std::uint32_t>(__cvta_generic_to_shared(shared));
   Ring ring;
+  ring.rank = static_cast<int>(cudalab::cluster_ctarank());
   ring.at_window = shared - window;
   ring.first = (window + 1023u) & ~1023u;
   ring.full = reinterpret_cast<std::uint64_t*>(ring.at_window + ring.first + stages * stage_bytes);
@@ -165,12 +187,15 @@ __global__ void __launch_bounds__(threads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       cudalab::mbarrier_init(&ring.full[s], 1);  // the producer's arrive_expect_tx
-      cudalab::mbarrier_init(&ring.empty[s], consumers);
+      cudalab::mbarrier_init(&ring.empty[s], consumers * cluster_m);
     }
     cudalab::fence_mbarrier_init();
   }
-  __syncthreads();
-  const int tiles_m = (m + block_m - 1) / block_m, tiles_n = (n + block_n - 1) / block_n;
+  // Both blocks' barriers are ready before either's copies or arrivals reach them.
+  cudalab::cluster_arrive();
+  cudalab::cluster_wait();
+  const int tiles_m = (m + block_m * cluster_m - 1) / (block_m * cluster_m);  // cluster tiles
+  const int tiles_n = (n + block_n - 1) / block_n;
   const int k_steps = (k + step_k - 1) / step_k;
   const int warpgroup = static_cast<int>(threadIdx.x / 128);
   if (warpgroup == 0) {
@@ -180,21 +205,26 @@ __global__ void __launch_bounds__(threads, 1)
     cudalab::setmaxnreg_inc<240>();
     consume(ring, c, m, n, tiles_m, tiles_n, k_steps, warpgroup - 1);
   }
+  // No block leaves while its peer may still arrive on its barriers.
+  cudalab::cluster_arrive();
+  cudalab::cluster_wait();
 }
 
 }  // namespace hopper_gemm_parts
 
 // C (m x n, fp32, row-major) = A (m x k) * B^T, B stored n x k; A and B are
 // bf16 bit patterns, row-major, on the device. `blocks`: the persistent
-// grid (0: one block per multiprocessor; fewer make each block walk more
-// tiles, which the emulator's tests use). Needs an sm_90 GPU (Hopper).
+// grid, a multiple of 2 (0: as many clusters of 2 as fit on the GPU at
+// once; fewer make each block walk more tiles, which the emulator's tests
+// use). Needs an sm_90 GPU (Hopper).
 inline void hopper_gemm_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n,
                              int k, cudaStream_t stream = nullptr, int blocks = 0) {
   namespace parts = hopper_gemm_parts;
   const std::string sizes =
       "m = " + std::to_string(m) + ", n = " + std::to_string(n) + ", k = " + std::to_string(k);
-  if (m < 0 || n < 0 || k < 0 || blocks < 0) {
-    throw std::invalid_argument("hopper_gemm_bf16: sizes must be >= 0, not " + sizes +
+  if (m < 0 || n < 0 || k < 0 || blocks < 0 || blocks % parts::cluster_m != 0) {
+    throw std::invalid_argument("hopper_gemm_bf16: sizes must be >= 0 and blocks a multiple of " +
+                                std::to_string(parts::cluster_m) + ", not " + sizes +
                                 ", blocks = " + std::to_string(blocks));
   }
   if (k % 8 != 0) {
@@ -219,22 +249,35 @@ inline void hopper_gemm_bf16(const std::uint16_t* a, const std::uint16_t* b, flo
         {static_cast<std::uint64_t>(k) * 2}, {parts::step_k, box_rows}, CU_TENSOR_MAP_SWIZZLE_128B);
   };
   const CUtensorMap a_map = rows_of(a, m, parts::block_m);
-  const CUtensorMap b_map = rows_of(b, n, parts::block_n);
-  if (blocks == 0) {
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&blocks, cudaDevAttrMultiProcessorCount, device));
-  }
-  const long long tiles = static_cast<long long>((m + parts::block_m - 1) / parts::block_m) *
-                          ((n + parts::block_n - 1) / parts::block_n);
-  if (tiles > (1ll << 31) - 1) throw std::invalid_argument("hopper_gemm_bf16: C is too large");
-  const int grid = tiles < blocks ? static_cast<int>(tiles) : blocks;
+  const CUtensorMap b_map = rows_of(b, n, parts::b_share_rows);
   CUDA_CHECK(cudaFuncSetAttribute(parts::hopper_gemm_kernel,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(parts::shared_bytes)));
-  parts::hopper_gemm_kernel<<<grid, parts::threads, parts::shared_bytes, stream>>>(a_map, b_map, c,
-                                                                                   m, n, k);
-  CUDA_CHECK_LAUNCH();
+  cudaLaunchAttribute cluster;
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = parts::cluster_m;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  // Positional: on the emulator gridDim and blockDim are macros.
+  const auto launch = [&](unsigned grid) {
+    return cudaLaunchConfig_t{
+        dim3(grid), dim3(parts::threads), parts::shared_bytes, stream, &cluster, 1};
+  };
+  if (blocks == 0) {  // persistent: as many clusters as can run at once
+    int clusters = 0;
+    const cudaLaunchConfig_t query = launch(parts::cluster_m);
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, parts::hopper_gemm_kernel, &query));
+    blocks = clusters * parts::cluster_m;
+  }
+  const long long cluster_tiles =
+      static_cast<long long>((m + parts::block_m * parts::cluster_m - 1) /
+                             (parts::block_m * parts::cluster_m)) *
+      ((n + parts::block_n - 1) / parts::block_n);
+  if (cluster_tiles > (1ll << 30)) throw std::invalid_argument("hopper_gemm_bf16: C is too large");
+  const long long needed = cluster_tiles * parts::cluster_m;
+  const cudaLaunchConfig_t config =
+      launch(static_cast<unsigned>(needed < blocks ? needed : blocks));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, parts::hopper_gemm_kernel, a_map, b_map, c, m, n, k));
 }
 
 }  // namespace CUDALAB_BACKEND

@@ -1,12 +1,13 @@
 // Exercise 7: the Hopper GEMM (TMA, mbarrier, wgmma, warp specialisation,
-// persistent tiles), C = A * B^T with A (m x k) and B (n x k) in bf16.
+// persistent tiles, clusters of 2 sharing B), C = A * B^T with A (m x k)
+// and B (n x k) in bf16.
 // Small integers first: every product and sum is exact in fp32, so C is the
 // exact product and a wrong element is a layout, pipeline or edge mistake,
 // named by its (row, column). Then random values against the product in
 // double precision, within fp32 accumulation's error bound. Sizes that are
 // not multiples of the 128 x 256 tile or the 64-value K step, m = 1, a prime
-// n; on the emulator a persistent grid of 2 blocks, so that each block walks
-// several tiles and the 4-stage ring wraps round. C starts as NaN (an
+// n; on the emulator a persistent grid of 2 clusters of 2 blocks, so that
+// each cluster walks several tiles and the 4-stage ring wraps round. C starts as NaN (an
 // element left unwritten fails) and nothing around C may change. The GPU
 // runs the same tests, larger, on Hopper only (wgmma is sm_90a).
 // On the emulator each test takes under a second (2 cores, 2026-12-07).
@@ -95,9 +96,9 @@ class Ex7HopperGemm : public OnBackend {
     }
   }
 
-  // On the emulator 2 persistent blocks walk all tiles; on the GPU one per
-  // multiprocessor, as the bench runs it.
-  int blocks() const { return on_emulator() ? 2 : 0; }
+  // On the emulator 2 clusters of 2 persistent blocks walk all tiles; on the GPU as many
+  // as fit at once, as the bench runs it.
+  int blocks() const { return on_emulator() ? 4 : 0; }
 
   std::vector<float> run(const Size& s, const Operands& o) {
     std::vector<float> c(static_cast<std::size_t>(s.m) * s.n,
