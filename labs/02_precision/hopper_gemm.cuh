@@ -65,7 +65,9 @@ inline constexpr int block_n = 256;  // columns of C per tile
 inline constexpr int step_k = 64;    // K per step: 64 bf16 = one 128-byte row
 inline constexpr int stages = 4;     // steps in flight in the shared ring
 inline constexpr int consumers = 2;  // warpgroups that compute, 64 rows of the tile each
-inline constexpr int cluster_m = 2;  // blocks of a cluster, on tiles one above the other
+// Blocks of a cluster, on tiles one above the other (1: no clusters, each
+// block loads its whole B box; the kernel is otherwise the same).
+inline constexpr int cluster_m = 2;
 inline constexpr int threads = 128 * (1 + consumers);
 inline constexpr int group_rows = 16;  // tile-rows walked together (L2 reuse)
 inline constexpr int row_bytes = step_k * 2;
