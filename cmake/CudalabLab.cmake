@@ -201,6 +201,19 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return not_bui
     target_include_directories(${gpu_side} PUBLIC "${harness}" PRIVATE "${harness}/given"
                                                                        "${code_dir}")
     target_link_libraries(${gpu_side} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
+    # Hopper's architecture-specific instructions (wgmma, setmaxnreg: lab
+    # 02's exercise 7) exist only in code built for sm_90a, which runs on the
+    # same GPUs as sm_90 code: where the build asks for 90, the labs' GPU code
+    # is built for 90a (whose PTX no later GPU compiles; a build on one of
+    # those targets it natively).
+    set(architectures "")
+    foreach(architecture IN LISTS CMAKE_CUDA_ARCHITECTURES)
+      if(architecture MATCHES "^90(-real|-virtual)?$")
+        string(REPLACE "90" "90a" architecture "${architecture}")
+      endif()
+      list(APPEND architectures "${architecture}")
+    endforeach()
+    set_target_properties(${gpu_side} PROPERTIES CUDA_ARCHITECTURES "${architectures}")
     list(APPEND libraries ${gpu_side})
   endif()
   target_link_libraries(${target} PUBLIC ${gpu_side} cudalab::harness ${ARG_GPU_LIBRARIES})

@@ -74,6 +74,13 @@ inline constexpr Entry<void(In<std::uint16_t> a, In<std::uint16_t> b, Out<float>
     tc_gemm_fp16{"tc_gemm_fp16", gemm_sizes};
 inline constexpr Entry<void(In<float> a, In<float> b, Out<float> c, int m, int n, int k)>
     tc_gemm_tf32{"tc_gemm_tf32", gemm_sizes};
+// Exercise 7: the student's Hopper GEMM, C (m x n, fp32) = A (m x k) * B^T
+// with B stored n x k (bf16 patterns), on `blocks` persistent blocks (0:
+// as many as fit at once). Runs on an sm_90 GPU or the emulator.
+inline constexpr Entry<void(In<std::uint16_t> a, In<std::uint16_t> b, Out<float> c, int m, int n,
+                            int k, int blocks)>
+    hopper_gemm_bf16{"hopper_gemm_bf16",
+                     [](int m, int n, int k, int) { return gemm_sizes(m, n, k); }};
 
 // Exercise 6: the student's operand preparation of n values, in place on
 // `x` (on the device), and (host code) their mean signed relative error of

@@ -19,6 +19,7 @@
 #include "cudalab/harness/device_call.hpp"
 #include "error_vs_k.hpp"
 #include "formats.cuh"
+#include "hopper_gemm.cuh"
 #include "mma_instruction.cuh"
 #include "predict_mma.cuh"
 #include "round_operands.cuh"
@@ -47,6 +48,9 @@ class LabBackend final : public cudalab::harness::EntryBackendFor<Backend> {
                                reinterpret_cast<const __half*>(b), c, m, n, k);
          });
     bind(entry::tc_gemm_tf32, lab02::tc_gemm_tf32);
+    bind(entry::hopper_gemm_bf16,
+         [](const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+            int blocks) { lab02::hopper_gemm_bf16(a, b, c, m, n, k, nullptr, blocks); });
     bind(entry::round_operands, lab02::round_operands);
     bind(entry::mean_signed_error, lab02::mean_signed_error);
   }

@@ -11,7 +11,9 @@
 // fp64 product of a 10240^3 GEMM would take the host minutes. Each student
 // GEMM is first checked as the tests check it (Ex5_SmallIntegersExactly):
 // called through the backend on small integers at an awkward shape, where C
-// must equal the exact product; a wrong one is reported and not timed.
+// must equal the exact product; a wrong one is reported and not timed. The
+// Hopper GEMM (exercise 7) multiplies B as stored transposed (n x k) and its
+// cuBLAS anchor does the same ("TN"); it runs only on an sm_90 GPU.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -30,6 +32,7 @@
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/bench.hpp"
 #include "cudalab/harness/bench_gemm.hpp"
+#include "cudalab/harness/gpu_probe.hpp"
 #include "cudalab/numerics/vectors.hpp"
 #include "cudalab/random.hpp"
 
@@ -78,10 +81,19 @@ std::uint64_t bytes_moved(int m, int n, int k, GemmTypes types) {
          static_cast<std::uint64_t>(m) * n * cudalab::blas::element_bytes(types.output);
 }
 
-// A and B on the host (fp32) and on the device in each input type.
+std::vector<float> transposed(const std::vector<float>& matrix, int rows, int cols) {
+  std::vector<float> t(matrix.size());
+  for (std::size_t i = 0; i < matrix.size(); ++i) t[(i % cols) * rows + i / cols] = matrix[i];
+  return t;
+}
+
+// A and B on the host (fp32) and on the device in each input type, and B
+// stored transposed (n x k) in bf16.
 struct Operands {
   int m, n, k;
   std::vector<float> a, b;
+  DeviceBuffer<std::uint16_t> b_transposed_bf16{
+      cudalab::numerics::to_bf16_bits(transposed(b, k, n))};
   DeviceBuffer<float> a_fp32{a}, b_fp32{b};
   DeviceBuffer<std::uint16_t> a_fp16{cudalab::numerics::to_fp16_bits(a)},
       b_fp16{cudalab::numerics::to_fp16_bits(b)}, a_bf16{cudalab::numerics::to_bf16_bits(a)},
@@ -108,8 +120,17 @@ std::optional<cudalab::ErrorFigures> errors_of(double normwise) {
 }
 
 // Row-major C = A B through column-major cuBLAS: C^T = B^T A^T (cudalab/blas.hpp).
-void cublas_gemm(cudalab::blas::Handle& handle, const BlasVersion& v, const Operands& x, void* c) {
+// With `b_transposed` (bf16), B as stored n x k: row-major, that is B^T
+// column-major, given as the transposed operand (cuBLAS's "TN").
+void cublas_gemm(cudalab::blas::Handle& handle, const BlasVersion& v, const Operands& x, void* c,
+                 bool b_transposed = false) {
   using cudalab::blas::Op;
+  if (b_transposed) {
+    cudalab::blas::gemm(handle, Op::transpose, Op::none, x.n, x.m, x.k, 1.0f,
+                        x.b_transposed_bf16.data(), x.k, x.a_as(v.types.inputs), x.k, 0.0f, c, x.n,
+                        v.types, v.math);
+    return;
+  }
   cudalab::blas::gemm(handle, Op::none, Op::none, x.n, x.m, x.k, 1.0f, x.b_as(v.types.inputs), x.n,
                       x.a_as(v.types.inputs), x.k, 0.0f, c, x.n, v.types, v.math);
 }
@@ -154,10 +175,11 @@ std::string shape_text(int m, int n, int k) {
 
 // A student GEMM: its call as the tests make it (fp32 A and B on the host,
 // m, n, k), its function on device pointers, and cuBLAS in the same
-// arithmetic (its anchor).
+// arithmetic and layout (its anchor).
 struct Student {
   const char* version;
   const BlasVersion& anchor;
+  bool hopper;  // B stored transposed, k a multiple of 8, an sm_90 GPU only
   std::function<cudalab::harness::Observation(const std::vector<float>& a,
                                               const std::vector<float>& b, std::vector<float>& c,
                                               int m, int n, int k)>
@@ -166,11 +188,13 @@ struct Student {
 };
 
 // The lab's GEMMs as `lab` (a backend's build of the lab code) has them.
-std::array<Student, 2> students_of(lab02::harness::Backend& lab) {
+std::array<Student, 3> students_of(lab02::harness::Backend& lab) {
   namespace entry = lab02::harness::entry;
+  using cudalab::numerics::to_bf16_bits;
   const auto tc_gemm_fp16 = lab.device_function(entry::tc_gemm_fp16);
   const auto tc_gemm_tf32 = lab.device_function(entry::tc_gemm_tf32);
-  return {{{"tc_gemm_fp16", kBlas[2],
+  const auto hopper_gemm_bf16 = lab.device_function(entry::hopper_gemm_bf16);
+  return {{{"tc_gemm_fp16", kBlas[2], false,
             [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
                    int m, int n, int k) {
               return lab.call(entry::tc_gemm_fp16, cudalab::numerics::to_fp16_bits(a),
@@ -179,23 +203,33 @@ std::array<Student, 2> students_of(lab02::harness::Backend& lab) {
             [=](const Operands& x, float* c) {
               tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
             }},
-           {"tc_gemm_tf32", kBlas[1],
+           {"tc_gemm_tf32", kBlas[1], false,
             [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
                    int m, int n, int k) { return lab.call(entry::tc_gemm_tf32, a, b, c, m, n, k); },
             [=](const Operands& x, float* c) {
               tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
+            }},
+           {"hopper_gemm_bf16", kBlas[3], true,
+            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
+                   int m, int n, int k) {
+              return lab.call(entry::hopper_gemm_bf16, to_bf16_bits(a),
+                              to_bf16_bits(transposed(b, k, n)), c, m, n, k, 0);
+            },
+            [=](const Operands& x, float* c) {
+              hopper_gemm_bf16(x.a_bf16.data(), x.b_transposed_bf16.data(), c, x.m, x.n, x.k, 0);
             }}}};
 }
 
 // The tests' exact check: integers in [-4, 4], so that every product and sum
-// is exact in fp16, TF32 and fp32, at 133 x 71 x 97 (partial tiles
-// everywhere); C starts as NaN, so an element left unwritten fails.
+// is exact in fp16, bf16, TF32 and fp32, at 133 x 71 x 97 (partial tiles
+// everywhere; k = 96 for the Hopper GEMM, which takes multiples of 8); C
+// starts as NaN, so an element left unwritten fails.
 bool passes_exact_check(const Student& student, cudalab::Random& rng) {
   const auto integers = [&](std::size_t count) {
     const std::vector<int> values = rng.uniform(count, -4, 4);
     return std::vector<float>(values.begin(), values.end());
   };
-  const int m = 133, n = 71, k = 97;
+  const int m = 133, n = 71, k = student.hopper ? 96 : 97;
   const std::vector<float> a = integers(m * k), b = integers(k * n);
   return cudalab::harness::passes_check(student.version, shape_text(m, n, k), [&] {
     std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
@@ -211,18 +245,26 @@ void bench_students(BenchRun& run, cudalab::blas::Handle& handle, cudalab::Rando
   if (gpu == nullptr) throw std::runtime_error("lab02_bench needs the GPU backend: " + why_not);
   run.print_header("your tensor-core GEMMs against cuBLAS on the same shape (the anchor)",
                    "m x n x k", "TFLOP/s", true);
+  std::string not_hopper;
+  const bool on_hopper = cudalab::harness::gpu_runs_sm90a(&not_hopper);
   for (const Student& student : students_of(*gpu)) {
+    if (student.hopper && !on_hopper) {
+      run.add_note(std::string(student.version) + " not timed: " + not_hopper);
+      continue;
+    }
     if (!passes_exact_check(student, rng)) continue;
     for (const int size : kStudentSizes) {
       const Operands x = uniform_operands(rng, size, size, size);
       // The anchor: cuBLAS timed here, so it shares the run and the inputs.
       const BlasVersion& v = student.anchor;
       DeviceBuffer<float> c(static_cast<std::size_t>(size) * size);
-      const double blas_ms = run.median_ms_cold_l2([&] { cublas_gemm(handle, v, x, c.data()); });
+      const double blas_ms =
+          run.median_ms_cold_l2([&] { cublas_gemm(handle, v, x, c.data(), student.hopper); });
       const std::string anchor =
           run.add_throughput_anchor(std::string(v.version) + "@" + shape_text(size, size, size),
                                     flops(size, size, size), blas_ms,
                                     std::string("cudalab::blas::gemm (cublasGemmEx, ") + v.how +
+                                        (student.hopper ? ", B transposed as stored (TN)" : "") +
                                         "), " + shape_text(size, size, size) + ", median of " +
                                         std::to_string(run.repeats()) + ", L2 flushed");
       time_gemm(run, "gemm", student.version, x, sample(x), v.types, anchor,

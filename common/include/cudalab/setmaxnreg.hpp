@@ -12,7 +12,8 @@
 // On the GPU it needs sm_90a (architecture-specific features); the build's
 // architectures are 90 or native (CMakeLists.txt), so a file compiled for
 // plain sm_90 gets a no-op, and only targets given CUDA_ARCHITECTURES 90a
-// (tests/emu's cluster tests) run the instruction.
+// (tests/emu's cluster tests, the labs' GPU backends where the build says
+// 90: cmake/CudalabLab.cmake) run the instruction.
 // On the emulator registers are not modelled: a no-op once its constraints
 // are checked (N at compile time; at run time, that the block is made of
 // whole warpgroups, a multiple of 128 threads), common/emu/setmaxnreg.cpp.
