@@ -59,6 +59,10 @@ struct InFlightCopy {
   // A bulk tensor copy's box, gathered when issued: `source` points into it.
   std::shared_ptr<const std::vector<std::byte>> staged;
   std::string issuer;  // a peer block's thread that multicast it; empty: `thread`
+  // The transaction bytes it completes: `bytes`, but a box whose rows are
+  // padded to the swizzle span carries its padding unchanged and counts only
+  // its elements.
+  std::size_t tx_bytes = 0;
 };
 
 struct PipelineStages {
@@ -179,7 +183,7 @@ std::uint64_t land_where(BlockRun& run, BlockAsyncState& s, Keep keep) {
   for (auto it = s.copies.begin(); it != s.copies.end(); ++it) {
     if (keep(*it)) {
       land(run, *it);
-      if (it->counts_tx) tx_bytes += it->bytes;
+      if (it->counts_tx) tx_bytes += it->tx_bytes;
       --run.async_copies_in_flight;
     } else {
       *out++ = std::move(*it);
@@ -295,7 +299,7 @@ void observe_copy(const void* destination, const void* source, std::size_t bytes
 std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
                                      std::shared_ptr<const std::vector<std::byte>> bytes,
                                      std::uint64_t* barrier, const std::source_location& site,
-                                     std::string issuer) {
+                                     std::string issuer, std::size_t transaction_bytes) {
   BlockAsyncState& s = state_of(run);
   const int i = barrier_index(run, s, barrier, "cp.async.bulk.tensor", site);
   const void* source = bytes->data();
@@ -303,7 +307,8 @@ std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
   const auto to = reinterpret_cast<std::uintptr_t>(destination);
   const std::uint32_t number = s.copies_issued++;
   s.copies.push_back({to, source, size, i, true, current_thread->linear, 0, number, site,
-                      std::move(bytes), std::move(issuer)});
+                      std::move(bytes), std::move(issuer),
+                      transaction_bytes ? transaction_bytes : size});
   ++run.async_copies_in_flight;
   if (run.recording) [[unlikely]] {
     trace(run, AsyncEventKind::copy_issue, i, s.barriers[std::size_t(i)].phase, size, &site, number,
@@ -599,8 +604,18 @@ void async_copy_on_barrier(void* destination, const void* source, std::size_t by
   detail::observe_copy(destination, source, bytes, pc);
   const auto to = reinterpret_cast<std::uintptr_t>(destination);
   const std::uint32_t number = s.copies_issued++;
-  s.copies.push_back(
-      {to, source, bytes, i, counts_tx, current_thread->linear, 0, number, site, nullptr, {}});
+  s.copies.push_back({to,
+                      source,
+                      bytes,
+                      i,
+                      counts_tx,
+                      current_thread->linear,
+                      0,
+                      number,
+                      site,
+                      nullptr,
+                      {},
+                      bytes});
   ++run.async_copies_in_flight;
   if (run.recording) [[unlikely]] {
     detail::trace(run, AsyncEventKind::copy_issue, i, s.barriers[std::size_t(i)].phase, bytes,

@@ -35,7 +35,7 @@ bool report_stuck_mbarrier(BlockRun& run);
 std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
                                      std::shared_ptr<const std::vector<std::byte>> bytes,
                                      std::uint64_t* barrier, const std::source_location& site,
-                                     std::string issuer = {});
+                                     std::string issuer = {}, std::size_t transaction_bytes = 0);
 
 // At the end of a recorded block: hands its async events
 // (BlockRun::async_events) and bulk tensor copies to the launch, their sites

@@ -9,8 +9,9 @@
 // the tensor, a row of the box at a time. What an H100 does was measured on
 // 2026-12-07 (tests/emu/test_tma.cpp): a load whose dimension-0 coordinate
 // is not on a 16-byte boundary faults (illegal instruction), and a swizzled
-// box whose rows are narrower than the span is not laid out densely (how it
-// is laid out is not modelled yet: the emulator refuses it).
+// box whose rows are narrower than the span has each row padded to the span
+// (the padding left as it was, only the elements counted as transaction
+// bytes).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -80,10 +81,19 @@ TensorMapDescription description_of(BlockRun& run, const CUtensorMap* map, int r
   return d;
 }
 
-// The box's elements along each dimension (ceil(boxDim / elementStride)).
+// The box's elements along each dimension (ceil(boxDim / elementStride)),
+// and how it lies in shared memory: a row (dimension 0) every `pitch` bytes,
+// its own width or, under a swizzle, at least the span.
 struct BoxShape {
   std::array<std::uint32_t, kMaxTensorRank> count{};
-  std::size_t bytes = 0;
+  std::size_t bytes = 0;  // the elements'
+  std::size_t row_bytes = 0;
+  std::size_t pitch = 0;
+  std::size_t shared_bytes = 0;  // rows x pitch
+  // Where the element `offset` bytes into the dense box goes before swizzling.
+  std::size_t placed(std::size_t offset) const {
+    return offset / row_bytes * pitch + offset % row_bytes;
+  }
 };
 
 BoxShape shape_of(const TensorMapDescription& d) {
@@ -94,6 +104,9 @@ BoxShape shape_of(const TensorMapDescription& d) {
     elements *= s.count[i];
   }
   s.bytes = elements * d.element_bytes;
+  s.row_bytes = std::size_t{s.count[0]} * d.element_bytes;
+  s.pitch = std::max<std::size_t>(s.row_bytes, d.swizzle_span);
+  s.shared_bytes = elements / s.count[0] * s.pitch;
   return s;
 }
 
@@ -158,19 +171,15 @@ void observe(std::uintptr_t address, std::size_t bytes, unsigned flags, const vo
   }
 }
 
-// A swizzled box whose rows (dimension 0) are narrower than the span: an
-// H100 does not lay it out densely (2026-12-07), and how it does is not
-// modelled, so the copy is refused rather than placed wrongly.
-void check_narrow_rows(BlockRun& run, const TensorMapDescription& d, const BoxShape& shape,
-                       const char* operation, const std::source_location& site) {
-  const std::size_t row_bytes = std::size_t{shape.count[0]} * d.element_bytes;
-  if (d.swizzle_span == 0 || row_bytes >= d.swizzle_span) return;
+// A multicast box whose rows are padded to the swizzle span: each block's
+// padding would have to stay its own, which the staged copy does not model.
+void check_multicast_rows(BlockRun& run, const BoxShape& shape, const char* operation,
+                          const std::source_location& site) {
+  if (shape.pitch == shape.row_bytes) return;
   std::ostringstream what;
-  what << operation << " of a box with " << row_bytes << "-byte rows under the " << d.swizzle_span
-       << "-byte swizzle: rows narrower than the swizzle span are not laid "
-       << "out densely on the GPU, and the emulator does not model how they are; make the "
-          "box's dimension 0 span the whole "
-       << d.swizzle_span << " bytes, or use a narrower swizzle";
+  what << operation << " of a box with " << shape.row_bytes << "-byte rows padded to the "
+       << shape.pitch << "-byte swizzle span: not modelled for multicast; make the box's "
+       << "dimension 0 span the whole " << shape.pitch << " bytes, or use a narrower swizzle";
   fail(run, ReportKind::tensor_map, what.str(), site);
 }
 
@@ -194,10 +203,12 @@ void fill(const TensorMapDescription& d, std::byte* element) {
   }
 }
 
-// Where the element at `offset` of the box goes, from the box's start.
-std::size_t swizzled(const BlockRun& run, std::uintptr_t box, std::size_t offset, unsigned span) {
+// Where the element `offset` bytes into the dense box goes, from the box's start.
+std::size_t swizzled(const BlockRun& run, std::uintptr_t box, const BoxShape& shape,
+                     std::size_t offset, unsigned span) {
   const auto shared = static_cast<std::uint32_t>(box - run.shared_low);
-  return tma_swizzled_address(shared + static_cast<std::uint32_t>(offset), span) - shared;
+  return tma_swizzled_address(shared + static_cast<std::uint32_t>(shape.placed(offset)), span) -
+         shared;
 }
 
 // The box of a load at `coordinates`, gathered from global memory and placed
@@ -209,17 +220,20 @@ std::shared_ptr<std::vector<std::byte>> gather_box(BlockRun& run, const TensorMa
                                                    const std::source_location& site,
                                                    std::vector<std::uint64_t>* sectors) {
   const BoxShape shape = shape_of(d);
-  check_shared_box(run, box, shape.bytes, operation, site);
-  check_narrow_rows(run, d, shape, operation, site);
+  check_shared_box(run, box, shape.shared_bytes, operation, site);
   check_first_coordinate(run, d, coordinates, operation, site);
-  auto staged = std::make_shared<std::vector<std::byte>>(shape.bytes);
+  auto staged = std::make_shared<std::vector<std::byte>>(shape.shared_bytes);
+  // Padded rows: the padding lands as it is now, unchanged.
+  if (shape.pitch != shape.row_bytes) {
+    std::memcpy(staged->data(), reinterpret_cast<const void*>(box), shape.shared_bytes);
+  }
   const bool checking = checking_an_access;
   checking_an_access = false;                 // these accesses are the kernel's
   std::uintptr_t run_start = 0, run_end = 0;  // global bytes of the row read so far
   for_each_element(
       d, shape, coordinates,
       [&](std::uint64_t address, std::size_t offset, std::uint32_t column, std::uint64_t) {
-        const std::size_t to = swizzled(run, box, offset, d.swizzle_span);
+        const std::size_t to = swizzled(run, box, shape, offset, d.swizzle_span);
         std::byte* element = staged->data() + to;
         if (address == 0) {
           fill(d, element);
@@ -293,13 +307,16 @@ void tensor_load(void* destination, const CUtensorMap* map, int rank, const int*
   auto staged =
       gather_box(run, d, coordinates, box, operation, pc, site, run.recording ? &sectors : nullptr);
   observe_box_write(box, staged->size(), pc);
+  const std::size_t transaction_bytes = shape_of(d).bytes;
   if (!run.recording) [[likely]] {
-    staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+    staged_copy_on_barrier(run, destination, std::move(staged), barrier, site, {},
+                           transaction_bytes);
     return;
   }
   TmaCopyRecord record = copy_record(run, d, coordinates, box, false);
   record.global_sectors = distinct(std::move(sectors));
-  record.copy = staged_copy_on_barrier(run, destination, std::move(staged), barrier, site);
+  record.copy = staged_copy_on_barrier(run, destination, std::move(staged), barrier, site, {},
+                                       transaction_bytes);
   run.tma_copies.push_back(std::move(record));
 }
 
@@ -315,6 +332,7 @@ void tensor_load_multicast(void* destination, const CUtensorMap* map, int rank,
          std::string(operation) + " with a ctaMask of 0: no block would receive the box", site);
   }
   const auto box = reinterpret_cast<std::uintptr_t>(destination);
+  check_multicast_rows(run, shape_of(d), operation, site);
   const std::shared_ptr<const std::vector<std::byte>> staged =
       gather_box(run, d, coordinates, box, operation, pc, site, nullptr);
   // The same shared offset, and the mbarrier at the same offset, in every
@@ -341,17 +359,17 @@ void tensor_store(const CUtensorMap* map, int rank, const int* coordinates, cons
   const TensorMapDescription d = description_of(run, map, rank, operation, site);
   const BoxShape shape = shape_of(d);
   const auto box = reinterpret_cast<std::uintptr_t>(source);
-  check_shared_box(run, box, shape.bytes, operation, site);
+  check_shared_box(run, box, shape.shared_bytes, operation, site);
   std::vector<std::uint64_t> sectors;  // recording only
   const bool checking = checking_an_access;
   checking_an_access = false;  // these accesses are the kernel's
-  check_narrow_rows(run, d, shape, operation, site);
   for_each_element(d, shape, coordinates,
                    [&](std::uint64_t, std::size_t offset, std::uint32_t, std::uint64_t address) {
                      if (address == 0) return;  // outside the tensor: not written
                      if (run.recording) [[unlikely]]
                        sectors.push_back(address / 32);
-                     const std::uintptr_t from = box + swizzled(run, box, offset, d.swizzle_span);
+                     const std::uintptr_t from =
+                         box + swizzled(run, box, shape, offset, d.swizzle_span);
                      observe(from, d.element_bytes, kRead, pc);
                      observe(address, d.element_bytes, kWrite, pc);
                      std::memcpy(reinterpret_cast<void*>(address),

@@ -245,7 +245,9 @@ TEST_P(Cluster, OccupancyQueriesAnswerAsAnH100Does) {
         // multiprocessor holds (the model's clusters of 1) allow.
         EXPECT_GT(o.active[i], 0) << "clusters of " << size;
         EXPECT_LE(o.active[i] * size, shape.modelled[0]) << "clusters of " << size;
-        if (i > 0) EXPECT_LE(o.active[i], o.active[i - 1]) << "clusters of " << size;
+        if (i > 0) {
+          EXPECT_LE(o.active[i], o.active[i - 1]) << "clusters of " << size;
+        }
       } else {
         EXPECT_EQ(o.active[i], shape.modelled[i]) << "clusters of " << size;
       }

@@ -39,8 +39,7 @@ struct Tensor {
                                                    : 0;
   }
   // The bytes a row of the box (dimension 0) takes in shared memory: its
-  // own, or the whole swizzle span if narrower (the layout the GPU test of
-  // narrow rows checks; the emulator refuses such boxes).
+  // own, or the whole swizzle span if narrower.
   std::size_t shared_row_bytes() const {
     const std::size_t row = std::size_t{box[0]} * element_bytes;
     return row < swizzle_span() ? swizzle_span() : row;

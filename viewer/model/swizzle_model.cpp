@@ -15,8 +15,11 @@ constexpr unsigned kReadRowBytes = 16;  // ... of 16 bytes each
 constexpr unsigned kBankGroups = kBanks * kBankBytes / kReadRowBytes;  // 8 groups of 4 banks
 constexpr unsigned kMostElements = 256;
 
+// A row of the box every max(row bytes, span) bytes: rows narrower than the
+// swizzle span are padded to it, as an H100 lays them out (2026-12-07).
 std::uint32_t unswizzled(const SwizzleBox& box, unsigned row, unsigned col) {
-  return box.shared_offset + (row * box.cols + col) * box.element_bytes;
+  const std::uint32_t pitch = std::max(box.cols * box.element_bytes, box.swizzle_bytes);
+  return box.shared_offset + row * pitch + col * box.element_bytes;
 }
 
 std::uint32_t placed(const SwizzleBox& box, std::uint32_t address) {

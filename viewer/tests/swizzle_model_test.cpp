@@ -67,6 +67,18 @@ TEST(SwizzleModel, EachElementsBankIsWhereTheEmulatorPutsItsFirstByte) {
       << describe_element(layout, 1, 0);
 }
 
+// Rows narrower than the span are padded to it before the swizzle, as an
+// H100 lays them out (2026-12-07) and the emulator places them.
+TEST(SwizzleModel, RowsNarrowerThanTheSpanArePaddedToIt) {
+  const SwizzleBox box{16, 16, 4, 128, 0};  // 64-byte rows
+  const SwizzleLayout layout = swizzle_layout(box);
+  for (unsigned r = 0; r < box.rows; ++r)
+    for (unsigned c = 0; c < box.cols; ++c) {
+      const std::uint32_t at = tma_swizzled_address(r * 128 + c * 4, 128);
+      EXPECT_EQ(layout.bank(r, c), at / 4 % 32) << r << ", " << c;
+    }
+}
+
 TEST(SwizzleModel, ABoxAGpuRefusesIsSaidInWords) {
   const SwizzleLayout layout = swizzle_layout({64, 64, 4, 128, 0});
   EXPECT_NE(layout.not_on_a_gpu.find("256 bytes, more than the 128-byte swizzle span"),
