@@ -317,6 +317,14 @@ std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
   return number;
 }
 
+const std::source_location* async_copy_in_flight_over(BlockRun& run, std::uintptr_t address,
+                                                      std::size_t bytes) {
+  for (const InFlightCopy& c : state_of(run).copies) {
+    if (address < c.destination + c.bytes && c.destination < address + bytes) return &c.site;
+  }
+  return nullptr;
+}
+
 void record_async_trace(LaunchState& launch, BlockRun& run) {
   if (run.async_events.empty() && run.tma_copies.empty()) return;
   std::lock_guard lock(launch.mutex);

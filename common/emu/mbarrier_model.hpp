@@ -37,6 +37,12 @@ std::uint32_t staged_copy_on_barrier(BlockRun& run, void* destination,
                                      std::uint64_t* barrier, const std::source_location& site,
                                      std::string issuer = {}, std::size_t transaction_bytes = 0);
 
+// An async copy of the block in flight (issued, not landed) that writes any
+// of the `bytes` at shared address `address`: its site, or null. Asked only
+// while BlockRun::async_copies_in_flight is not 0.
+const std::source_location* async_copy_in_flight_over(BlockRun& run, std::uintptr_t address,
+                                                      std::size_t bytes);
+
 // At the end of a recorded block: hands its async events
 // (BlockRun::async_events) and bulk tensor copies to the launch, their sites
 // named, and empties them for the worker's next block.

@@ -28,11 +28,13 @@
 #include <vector>
 
 #include "block_run.hpp"
+#include "cluster_model.hpp"
 #include "cudalab/emu/wgmma.hpp"
 #include "cudalab/numerics.hpp"
 #include "cudalab/numerics/mma_tile.hpp"
 #include "cudalab/wgmma_layout.hpp"
 #include "engine.hpp"
+#include "mbarrier_model.hpp"
 #include "warpgroup_mma.hpp"
 
 namespace cudalab::emu::detail {
@@ -288,14 +290,25 @@ void issue(BlockRun& run, Warpgroup& group, const Arrival* arrivals, const void*
 void complete(BlockRun& run, Warpgroup& group, int pending) {
   const unsigned done_below =
       group.commits > static_cast<unsigned>(pending) ? group.commits - pending : 0;
+  // Peers' multicast copies into this block count as in flight from here on.
+  if (run.cluster) [[unlikely]]
+    take_posted_copies(run);
   while (!group.in_flight.empty() && group.in_flight.front().group < done_below) {
     InFlight& op = group.in_flight.front();
     for (const OperandChunk& chunk : op.operands) {
-      if (std::memcmp(chunk.at, chunk.bytes, 16) != 0) {
+      const auto at = reinterpret_cast<std::uintptr_t>(chunk.at);
+      // An async copy issued onto the tile and not landed yet (a stage freed
+      // too early, refilled by the producer) may land, on the GPU, while the
+      // tensor core still reads: as much a race as an overwrite that landed.
+      const std::source_location* copy =
+          run.async_copies_in_flight > 0 ? async_copy_in_flight_over(run, at, 16) : nullptr;
+      if (std::memcmp(chunk.at, chunk.bytes, 16) != 0 || copy) {
         std::ostringstream what;
         what << "the operand tile of the wgmma.mma_async at " << where(op.site)
-             << " was overwritten in shared memory (offset "
-             << reinterpret_cast<std::uintptr_t>(chunk.at) - run.shared_low
+             << (copy ? " is the destination of an async copy issued at " + where(*copy) +
+                            " and still in flight"
+                      : std::string(" was overwritten in shared memory"))
+             << " (offset " << at - run.shared_low
              << ") before the wgmma.wait_group that completes it: the tensor core may read it "
                 "any time until then";
         run.report(ReportKind::intra_block_race, current_thread->linear, what.str(), &op.site,
