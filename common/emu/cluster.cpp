@@ -299,7 +299,7 @@ void deliver_peer_arrivals(BlockRun& run) {
         if (a.bytes) {
           cluster.copies_posted[me].fetch_sub(1, std::memory_order_relaxed);
           staged_copy_on_barrier(run, reinterpret_cast<void*>(a.destination), std::move(a.bytes),
-                                 barrier, a.site, std::move(a.issuer), a.transaction_bytes);
+                                 barrier, a.site, std::move(a.issuer));
         } else {
           ::cudalab::emu::mbarrier_arrive(barrier, 1, 0, false, a.site);
         }
@@ -372,8 +372,8 @@ void take_posted_copies(BlockRun& run) {
   const CheckingAnAccess quiet;
   for (ClusterRun::PeerArrival& c : copies) {
     staged_copy_on_barrier(run, reinterpret_cast<void*>(c.destination), std::move(c.bytes),
-                           reinterpret_cast<std::uint64_t*>(c.barrier), c.site, std::move(c.issuer),
-                           c.transaction_bytes);
+                           reinterpret_cast<std::uint64_t*>(c.barrier), c.site,
+                           std::move(c.issuer));
   }
 }
 

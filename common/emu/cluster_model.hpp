@@ -96,7 +96,6 @@ struct ClusterRun {
     std::uintptr_t destination = 0;
     std::shared_ptr<const std::vector<std::byte>> bytes;  // null: an arrival
     std::string issuer;                                   // "block (x,y,z) thread (x,y,z)"
-    std::size_t transaction_bytes = 0;                    // 0: all of `bytes`
   };
   std::mutex mailbox_mutex;
   std::condition_variable mail;
