@@ -16,6 +16,7 @@
 #include "both_backends.hpp"
 #include "cudalab/emu/recorder.hpp"
 #include "graph_api.hpp"
+#include "schedules.hpp"
 
 namespace graph_api {
 namespace {
@@ -89,41 +90,20 @@ TEST_P(GraphApi, MisusedNodeApiReturnsTheGpusErrors) {
       {"instantiate a graph with a cycle", cudaErrorInvalidValue},
       {"instantiate once the cycle's node is destroyed", cudaSuccess},
   };
-  const auto got = k().errors();
-  std::string table;
-  for (const auto& [what, e] : got) table += what + ": " + cudaGetErrorName(e) + "\n";
-  std::printf("%s", table.c_str());
-  ASSERT_EQ(got.size(), want.size()) << table;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(got[i].first, want[i].first) << table;
-    EXPECT_EQ(got[i].second, want[i].second)
-        << want[i].first << ": " << cudaGetErrorName(got[i].second) << ", expected "
-        << cudaGetErrorName(want[i].second);
-  }
+  emu_tests::expect_same_errors(k().errors(), want,
+                                [](cudaError_t e) { return std::string(cudaGetErrorName(e)); });
 }
 
-cudalab::emu::Options with_schedule(const char* schedule) {
-  cudalab::emu::Options o = cudalab::emu::options();
-  o.schedule = schedule;
-  o.print_reports = false;
-  return o;
-}
-
-// The first race between streams in the recording, if any.
-std::optional<cudalab::emu::Report> stream_race(const cudalab::emu::Recording& rec) {
-  for (const cudalab::emu::Report& r : rec.reports()) {
-    if (r.kind == cudalab::emu::ReportKind::stream_race) return r;
-  }
-  return std::nullopt;
-}
+using emu_tests::first_stream_race;
+using emu_tests::quiet_with_schedule;
 
 TEST(GraphApiEmu, TwoKernelNodesWithoutAnEdgeWritingOneBufferRaceOnEverySchedule) {
   for (const char* schedule : {"adversarial", "fifo", "1", "2", "42"}) {
     SCOPED_TRACE(schedule);
-    cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule(schedule));
     cudalab::emu::Recording rec;
     emulator_two_writer_nodes(false);
-    const std::optional<cudalab::emu::Report> race = stream_race(rec);
+    const std::optional<cudalab::emu::Report> race = first_stream_race(rec);
     ASSERT_TRUE(race.has_value()) << rec.reports_text();
     const std::string text = race->to_string();
     EXPECT_NE(text.find("affine_kernel"), std::string::npos) << text;
@@ -135,10 +115,10 @@ TEST(GraphApiEmu, TwoKernelNodesWithoutAnEdgeWritingOneBufferRaceOnEverySchedule
 TEST(GraphApiEmu, AnEdgeBetweenTheTwoKernelNodesOrdersThem) {
   for (const char* schedule : {"adversarial", "fifo", "1", "2", "42"}) {
     SCOPED_TRACE(schedule);
-    cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule(schedule));
     cudalab::emu::Recording rec;
     emulator_two_writer_nodes(true);
-    EXPECT_FALSE(stream_race(rec).has_value()) << rec.reports_text();
+    EXPECT_FALSE(first_stream_race(rec).has_value()) << rec.reports_text();
   }
 }
 

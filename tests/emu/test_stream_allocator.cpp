@@ -6,6 +6,7 @@
 
 #include "emu_test_support.hpp"
 #include "plain_streams.hpp"
+#include "schedules.hpp"
 
 namespace emu_tests {
 namespace {
@@ -15,12 +16,6 @@ using cudalab::emu::ReportKind;
 
 constexpr int kCount = 1000;  // not a multiple of the kernels' 256-thread blocks
 constexpr std::size_t kBytes = kCount * sizeof(float);
-
-cudalab::emu::Options with_schedule(const std::string& schedule) {
-  cudalab::emu::Options o = quiet();
-  o.schedule = schedule;
-  return o;
-}
 
 class StreamAllocatorTest : public ::testing::Test {
  protected:
@@ -106,7 +101,7 @@ TEST_F(StreamAllocatorTest, AHostSynchronisationOrdersEveryStreamAfterTheFree) {
 TEST_F(StreamAllocatorTest, FreeingABlockAnotherStreamStillReadsIsAUseAfterFreeRace) {
   for (const char* schedule : {"adversarial", "fifo", "1", "2", "3", "42", "12345"}) {
     SCOPED_TRACE(schedule);
-    cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule(schedule));
     cudaStream_t side = stream();
     cudaEvent_t produced = event();
     Recording rec;
@@ -146,7 +141,7 @@ TEST_F(StreamAllocatorTest, FreeingABlockAnotherStreamStillReadsIsAUseAfterFreeR
 TEST_F(StreamAllocatorTest, AnEventWaitBeforeTheFreeMakesTheReuseSafe) {
   for (const char* schedule : {"adversarial", "fifo", "1", "2", "3", "42", "12345"}) {
     SCOPED_TRACE(schedule);
-    cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule(schedule));
     cudaStream_t side = stream();
     cudaEvent_t produced = event(), consumed = event();
     Recording rec;

@@ -8,6 +8,7 @@
 #include "cudalab/emu/timeline.hpp"
 #include "emu_test_support.hpp"
 #include "plain_streams.hpp"
+#include "schedules.hpp"
 
 namespace emu_tests {
 namespace {
@@ -18,12 +19,6 @@ using cudalab::emu::ReportKind;
 constexpr int kCount = 1024;
 
 void CUDART_CB append(void* data) { static_cast<std::vector<int>*>(data)->push_back(1); }
-
-cudalab::emu::Options with_schedule(const std::string& schedule) {
-  cudalab::emu::Options o = quiet();
-  o.schedule = schedule;
-  return o;
-}
 
 // Device memory and streams of one test, released at its end.
 class StreamsTest : public ::testing::Test {
@@ -70,7 +65,7 @@ class StreamsTest : public ::testing::Test {
 TEST_F(StreamsTest, UnorderedProducerAndConsumerRaceOnEverySchedule) {
   for (const char* schedule : {"adversarial", "fifo", "1", "2", "3", "42", "12345"}) {
     SCOPED_TRACE(schedule);
-    cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule(schedule));
     cudaStream_t side = stream(cudaStreamNonBlocking);
     Recording rec;
     plain_streams::fill(a_, kCount, 1.0f, nullptr);
@@ -96,7 +91,7 @@ TEST_F(StreamsTest, UnorderedProducerAndConsumerRaceOnEverySchedule) {
 TEST_F(StreamsTest, AnEventWaitOrdersTheConsumerAfterTheProducer) {
   for (const char* schedule : {"adversarial", "fifo", "1", "2", "3", "42", "12345"}) {
     SCOPED_TRACE(schedule);
-    cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule(schedule));
     cudaStream_t side = stream(cudaStreamNonBlocking);
     cudaEvent_t filled = event(cudaEventDisableTiming);
     Recording rec;
@@ -112,7 +107,7 @@ TEST_F(StreamsTest, AnEventWaitOrdersTheConsumerAfterTheProducer) {
 TEST_F(StreamsTest, TheAdversarialScheduleRunsTheConsumerFirstAndFifoDoesNot) {
   cudaStream_t side = stream(cudaStreamNonBlocking);
   {
-    cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
     Recording rec;
     plain_streams::fill(a_, kCount, 1.0f, nullptr);
     plain_streams::sum(a_, kCount, out_, side);
@@ -122,7 +117,7 @@ TEST_F(StreamsTest, TheAdversarialScheduleRunsTheConsumerFirstAndFifoDoesNot) {
   }
   ASSERT_EQ(cudaMemset(a_, 0xff, kCount * sizeof(float)), cudaSuccess);
   {
-    cudalab::emu::ScopedOptions scoped(with_schedule("fifo"));
+    cudalab::emu::ScopedOptions scoped(quiet_with_schedule("fifo"));
     Recording rec;
     plain_streams::fill(a_, kCount, 1.0f, nullptr);
     plain_streams::sum(a_, kCount, out_, side);
@@ -136,7 +131,7 @@ TEST_F(StreamsTest, TheAdversarialScheduleRunsTheConsumerFirstAndFifoDoesNot) {
 }
 
 TEST_F(StreamsTest, ABlockingStreamWaitsForTheLegacyDefaultStream) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t blocking = stream(cudaStreamDefault);
   Recording rec;
   plain_streams::fill(a_, kCount, 1.0f, nullptr);
@@ -146,7 +141,7 @@ TEST_F(StreamsTest, ABlockingStreamWaitsForTheLegacyDefaultStream) {
 }
 
 TEST_F(StreamsTest, TheLegacyDefaultStreamWaitsForABlockingStream) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t blocking = stream(cudaStreamDefault);
   Recording rec;
   plain_streams::fill(a_, kCount, 1.0f, blocking);
@@ -156,7 +151,7 @@ TEST_F(StreamsTest, TheLegacyDefaultStreamWaitsForABlockingStream) {
 }
 
 TEST_F(StreamsTest, ThePerThreadDefaultStreamSynchronisesWithTheLegacyOneOnly) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t blocking = stream(cudaStreamDefault);
   {
     Recording rec;
@@ -177,7 +172,7 @@ TEST_F(StreamsTest, ThePerThreadDefaultStreamSynchronisesWithTheLegacyOneOnly) {
 }
 
 TEST_F(StreamsTest, AWaitBindsToTheRecordMadeBeforeIt) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t producer = stream(cudaStreamNonBlocking);
   cudaStream_t consumer = stream(cudaStreamNonBlocking);
   cudaEvent_t e = event();
@@ -203,7 +198,7 @@ TEST_F(StreamsTest, AWaitBindsToTheRecordMadeBeforeIt) {
 }
 
 TEST_F(StreamsTest, WaitingForANeverRecordedEventIsNoWait) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t side = stream(cudaStreamNonBlocking);
   cudaEvent_t never = event();
   Recording rec;
@@ -215,7 +210,7 @@ TEST_F(StreamsTest, WaitingForANeverRecordedEventIsNoWait) {
 }
 
 TEST_F(StreamsTest, ASynchronousCopyIsOrderedAfterBlockingStreamsOnly) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   std::vector<float> host(kCount);
   {
     cudaStream_t blocking = stream(cudaStreamDefault);
@@ -242,7 +237,7 @@ TEST_F(StreamsTest, ASynchronousCopyIsOrderedAfterBlockingStreamsOnly) {
 }
 
 TEST_F(StreamsTest, WithTheRaceCheckOffNothingIsReported) {
-  cudalab::emu::Options o = with_schedule("adversarial");
+  cudalab::emu::Options o = quiet_with_schedule("adversarial");
   o.checks.races = false;
   cudalab::emu::ScopedOptions scoped(o);
   cudaStream_t side = stream(cudaStreamNonBlocking);
@@ -269,7 +264,7 @@ TEST(StreamsReset, ADeviceResetRunsTheQueueAndInvalidatesStreamsAndEvents) {
 }
 
 TEST_F(StreamsTest, AHostSynchronisationOrdersWhatFollowsIt) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t one = stream(cudaStreamNonBlocking);
   cudaStream_t two = stream(cudaStreamNonBlocking);
   Recording rec;
@@ -287,7 +282,7 @@ TEST_F(StreamsTest, AHostSynchronisationOrdersWhatFollowsIt) {
 }
 
 TEST_F(StreamsTest, WorkWaitsInItsQueueUntilTheHostSynchronises) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("fifo"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("fifo"));
   cudaStream_t s = stream(cudaStreamNonBlocking);
   float* pinned = nullptr;
   ASSERT_EQ(cudaMallocHost(&pinned, kCount * sizeof(float)), cudaSuccess);
@@ -322,7 +317,7 @@ TEST_F(StreamsTest, AQueryAnswersNotReadyOnceForWorkTheHostHasNotSeenFinish) {
 }
 
 TEST_F(StreamsTest, AnAsyncCopyToPageableMemoryIsSynchronous) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t s = stream(cudaStreamNonBlocking);
   std::vector<float> pageable(kCount, -5.0f);
   plain_streams::fill(a_, kCount, 7.0f, s);
@@ -333,7 +328,7 @@ TEST_F(StreamsTest, AnAsyncCopyToPageableMemoryIsSynchronous) {
 }
 
 TEST_F(StreamsTest, AnAsyncCopyAndAMemsetRaceWithAKernelOnAnotherStream) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("3"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("3"));
   cudaStream_t one = stream(cudaStreamNonBlocking);
   cudaStream_t two = stream(cudaStreamNonBlocking);
   float* pinned = nullptr;
@@ -357,7 +352,7 @@ TEST_F(StreamsTest, AnAsyncCopyAndAMemsetRaceWithAKernelOnAnotherStream) {
 }
 
 TEST_F(StreamsTest, AKernelFaultOnAStreamComesBackAtTheNextSynchronisation) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t s = stream(cudaStreamNonBlocking);
   static_cast<void>(cudaGetLastError());         // what earlier tests left
   plain_streams::fill(a_, kCount + 1, 1.0f, s);  // one element past the end
@@ -367,7 +362,7 @@ TEST_F(StreamsTest, AKernelFaultOnAStreamComesBackAtTheNextSynchronisation) {
 }
 
 TEST_F(StreamsTest, ElapsedTimeReadsTheModelledClock) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t s = stream(cudaStreamNonBlocking);
   cudaEvent_t start = event(), stop = event(), untimed = event(cudaEventDisableTiming);
   ASSERT_EQ(cudaEventRecord(start, s), cudaSuccess);
@@ -490,7 +485,7 @@ std::vector<const cudalab::Span*> spans_named(const cudalab::Timeline& t, const 
 }
 
 TEST_F(StreamsTest, TheModelledTimelineHasEventWaitsAsArrowsAndRacesMarked) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t producer = stream(cudaStreamNonBlocking);
   cudaStream_t consumer = stream(cudaStreamNonBlocking);
   cudaEvent_t filled = event(cudaEventDisableTiming);
@@ -531,7 +526,7 @@ TEST_F(StreamsTest, ADestroyedStreamIsAnInvalidHandle) {
 }
 
 TEST_F(StreamsTest, AHostFunctionRunsInItsStreamsOrder) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("adversarial"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("adversarial"));
   cudaStream_t s = stream(cudaStreamNonBlocking);
   std::vector<int> calls;
   ASSERT_EQ(cudaLaunchHostFunc(s, append, &calls), cudaSuccess);
@@ -545,7 +540,7 @@ TEST_F(StreamsTest, AHostFunctionRunsInItsStreamsOrder) {
 __global__ void untraced_fill(float* a) { a[threadIdx.x] = 1.0f; }
 
 TEST_F(StreamsTest, AnUntracedKernelIsReportedAsUncheckedNotAsClean) {
-  cudalab::emu::ScopedOptions scoped(with_schedule("fifo"));
+  cudalab::emu::ScopedOptions scoped(quiet_with_schedule("fifo"));
   cudaStream_t one = stream(cudaStreamNonBlocking);
   cudaStream_t two = stream(cudaStreamNonBlocking);
   Recording rec;
