@@ -22,6 +22,21 @@
 #
 # The target must link cudalab::emu (which provides the entry points) and
 # should set ENABLE_EXPORTS so that kernels are named in reports.
+#
+# The emulator's own code must not run instrumented copies of inline library
+# code. An instrumented file compiles its own copy of every inline function it
+# uses that is not inlined (std::string's operator+, std::vector's resize...),
+# and the linker keeps the first copy of each that it meets: the executable's
+# objects come before its libraries, so the emulator's runtime, building a
+# report's message on a CUDA thread, would call the instrumented copy and
+# report its own heap writes as the kernel's (seen with g++ 13). So the
+# emulator's archive is placed, whole, before the objects of every executable
+# that links an instrumented target: its copies come first and are the ones
+# kept (an instrumented kernel calling such a function then runs the plain
+# copy, which is not checked; kernels do not call the string library). A
+# shared library (a lab's PyTorch operator) keeps the usual order; there the
+# emulator still ignores the accesses its reports make (checking_an_access).
+# tools/check_runtime_uninstrumented.py checks a built executable for it.
 function(cudalab_emu_instrument target)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     message(FATAL_ERROR "cudalab_emu_instrument: the emulator's instrumentation is measured "
@@ -33,4 +48,10 @@ function(cudalab_emu_instrument target)
   set_property(SOURCE ${ARGN} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
                -fsanitize=thread -fno-tree-sra --param=tsan-instrument-func-entry-exit=0
                -fstack-clash-protection -Wno-unknown-pragmas $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1>)
+  # One option, so that CMake's de-duplication of link options keeps it
+  # whole; for executables only: the whole archive's thread-local storage
+  # does not fit the static TLS that a library loaded later (a PyTorch
+  # operator, dlopen) may take.
+  target_link_options(${target} PUBLIC
+    "$<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:LINKER:--whole-archive,$<TARGET_FILE:cudalab_emu>,--no-whole-archive>")
 endfunction()

@@ -11,6 +11,7 @@
 #include "cudalab/kernel.hpp"
 #include "cudalab/mbarrier.hpp"
 #include "cudalab/tma.hpp"
+#include "cudalab/tma_swizzle.hpp"
 #include "tma.hpp"
 
 namespace tma_tests {
@@ -70,7 +71,7 @@ __global__ void dump_box_kernel(const __grid_constant__ CUtensorMap map, int ran
 template <class T>
 __global__ void tiled_update_kernel(const __grid_constant__ CUtensorMap in,
                                     const __grid_constant__ CUtensorMap out, int box_cols,
-                                    int box_rows) {
+                                    int box_rows, unsigned shared_row_bytes, unsigned span) {
   __shared__ __align__(1024) T tile[kMaxBoxBytes / sizeof(T)];
   __shared__ std::uint64_t full;
   const int x = static_cast<int>(blockIdx.x) * box_cols;
@@ -86,9 +87,15 @@ __global__ void tiled_update_kernel(const __grid_constant__ CUtensorMap in,
     cudalab::tma_load(tile, &in, &full, x, y);
   }
   cudalab::mbarrier_wait_parity(&full, 0);
-  // Element by element, so the swizzled order does not matter.
+  // Element by element, each where the layout put it: its row padded to the
+  // swizzle span where narrower, then the 16-byte chunks swizzled.
   if constexpr (std::is_same_v<T, float>) {
-    for (int i = threadIdx.x; i < elements; i += blockDim.x) tile[i] = 2.0f * tile[i] + 1.0f;
+    for (int i = threadIdx.x; i < elements; i += blockDim.x) {
+      const auto dense =
+          static_cast<std::uint32_t>(i / box_cols * shared_row_bytes + i % box_cols * sizeof(T));
+      T& element = tile[cudalab::tma_swizzled_address(dense, span) / sizeof(T)];
+      element = 2.0f * element + 1.0f;
+    }
   }
   // The threads' shared stores before the async proxy reads the tile.
   cudalab::fence_proxy_async_shared();
@@ -147,10 +154,13 @@ inline std::vector<std::uint8_t> tiled_update(const Tensor& t,
   const dim3 grid((static_cast<unsigned>(t.dims[0]) + t.box[0] - 1) / t.box[0],
                   (static_cast<unsigned>(t.dims[1]) + t.box[1] - 1) / t.box[1]);
   const int cols = static_cast<int>(t.box[0]), rows = static_cast<int>(t.box[1]);
+  const auto row_bytes = static_cast<unsigned>(t.shared_row_bytes());
   if (t.type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32) {
-    device::tiled_update_kernel<float><<<grid, 64>>>(in, out, cols, rows);
+    device::tiled_update_kernel<float>
+        <<<grid, 64>>>(in, out, cols, rows, row_bytes, t.swizzle_span());
   } else {
-    device::tiled_update_kernel<std::uint16_t><<<grid, 64>>>(in, out, cols, rows);
+    device::tiled_update_kernel<std::uint16_t>
+        <<<grid, 64>>>(in, out, cols, rows, row_bytes, t.swizzle_span());
   }
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaDeviceSynchronize());
