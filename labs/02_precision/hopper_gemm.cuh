@@ -147,7 +147,7 @@ __device__ inline void produce([[maybe_unused]] const Ring& ring,
                                [[maybe_unused]] int k_steps) {
   // TODO(ex7) begin, about 25 lines: a RingPosition; for every cluster tile of this
   // block's cluster (blockIdx.x / cluster_m, then gridDim.x / cluster_m apart;
-  // tile_origin) and every step: wait (mbarrier_wait_parity_cluster) on the
+  // tile_origin) and every step: wait (mbarrier_wait_parity) on the
   // stage's `empty` with the parity of the previous pass, arrive_expect_tx on its
   // `full` for stage_bytes, tma_load A's box (step * step_k, tile row) into the
   // stage, and tma_load_multicast this block's share of B's box (b_share_rows rows
@@ -156,9 +156,21 @@ __device__ inline void produce([[maybe_unused]] const Ring& ring,
   // TODO(ex7) end
 }
 
+// This warpgroup is done reading `stage` (its wgmma completed): one thread
+// arrives on the stage's `empty` barrier in every block of the cluster.
+// Relaxed: the reads are complete, nothing needs publishing, and the
+// release form costs a GPU-wide fence per arrival.
+__device__ inline void free_stage(const Ring& ring, int stage, int rank_in_warpgroup) {
+  if (rank_in_warpgroup != 0) return;
+  for (int peer = 0; peer < cluster_m; ++peer) {
+    cudalab::mbarrier_arrive_cluster_relaxed(&ring.empty[stage], static_cast<unsigned>(peer));
+  }
+}
+
 // A consumer warpgroup (`warpgroup` 0 or 1: rows 64 * warpgroup of the tile):
 // for every step, wait for its stage to land, issue the 4 wgmma of the step
-// into d, wait for them, and free the stage; then store d.
+// into d and, once the previous step's wgmma are done, free that step's
+// stage; then store d.
 __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused]] float* c,
                                [[maybe_unused]] int m, [[maybe_unused]] int n,
                                [[maybe_unused]] int tiles_m, [[maybe_unused]] int tiles_n,
@@ -167,9 +179,10 @@ __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused
   // the same walk as produce; for every step: wait on the stage's `full`,
   // wgmma_fence, one wgmma_bf16 per k16 slice (slice_descriptor of this
   // warpgroup's 64 rows of the A box and of the B box; accumulate except on the
-  // tile's first), commit, wait_group<0>, then one thread of the warpgroup
-  // arrives on `empty` in every block of the cluster (mbarrier_arrive_cluster);
-  // advance. Then store each element (wgmma_accumulator_element) inside C.
+  // tile's first), commit, wait_group<1> (this step's group stays in flight),
+  // then free the previous step's stage (free_stage); advance. After the
+  // tile's last step wait_group<0> and free its stage. Then store each element
+  // (wgmma_accumulator_element) inside C.
   // TODO(ex7) end
 }
 

@@ -153,7 +153,9 @@ __device__ inline void produce([[maybe_unused]] const Ring& ring,
     for (int step = 0; step < k_steps; ++step, at.advance()) {
       // Parity phase ^ 1: the previous pass's phase; on the first pass
       // round the ring it counts as complete, so every stage starts free.
-      cudalab::mbarrier_wait_parity_cluster(&ring.empty[at.stage], at.phase ^ 1u);
+      // Nothing the consumers wrote is read here (they only free the stage):
+      // the plain wait, without the cluster-wide acquire.
+      cudalab::mbarrier_wait_parity(&ring.empty[at.stage], at.phase ^ 1u);
       // The whole box's bytes arrive even where it hangs over an edge of the
       // matrix: the copy engine fills those elements with zeros. A peer's
       // share may land before this announcement: the phase still cannot
@@ -168,9 +170,21 @@ __device__ inline void produce([[maybe_unused]] const Ring& ring,
   }
 }
 
+// This warpgroup is done reading `stage` (its wgmma completed): one thread
+// arrives on the stage's `empty` barrier in every block of the cluster.
+// Relaxed: the reads are complete, nothing needs publishing, and the
+// release form costs a GPU-wide fence per arrival.
+__device__ inline void free_stage(const Ring& ring, int stage, int rank_in_warpgroup) {
+  if (rank_in_warpgroup != 0) return;
+  for (int peer = 0; peer < cluster_m; ++peer) {
+    cudalab::mbarrier_arrive_cluster_relaxed(&ring.empty[stage], static_cast<unsigned>(peer));
+  }
+}
+
 // A consumer warpgroup (`warpgroup` 0 or 1: rows 64 * warpgroup of the tile):
 // for every step, wait for its stage to land, issue the 4 wgmma of the step
-// into d, wait for them, and free the stage; then store d.
+// into d and, once the previous step's wgmma are done, free that step's
+// stage; then store d.
 __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused]] float* c,
                                [[maybe_unused]] int m, [[maybe_unused]] int n,
                                [[maybe_unused]] int tiles_m, [[maybe_unused]] int tiles_n,
@@ -191,16 +205,14 @@ __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused
                                      step > 0 || slice > 0);
       }
       cudalab::wgmma_commit_group();
-      // Waiting for all of this step's wgmma before the next: the other
-      // consumer warpgroup's instructions keep the tensor cores busy
-      // meanwhile, and the stage can be freed at once.
-      cudalab::wgmma_wait_group<0>(d);
-      if (rank == 0) {  // this warpgroup is done with the stage in every block
-        for (int peer = 0; peer < cluster_m; ++peer) {
-          cudalab::mbarrier_arrive_cluster(&ring.empty[at.stage], static_cast<unsigned>(peer));
-        }
-      }
+      // This step's group stays in flight while the next is issued (the
+      // tensor cores never wait for the issuing threads); the previous
+      // step's is done, and its stage free.
+      cudalab::wgmma_wait_group<1>(d);
+      if (step > 0) free_stage(ring, at.stage == 0 ? stages - 1 : at.stage - 1, rank);
     }
+    cudalab::wgmma_wait_group<0>(d);
+    free_stage(ring, at.stage == 0 ? stages - 1 : at.stage - 1, rank);  // the tile's last step
     // Thread `rank` holds the elements wgmma_accumulator_element names; the
     // two of each pair (i, i + 1) are neighbours in a row, at an even column:
     // one 8-byte store where C's rows keep such pairs 8-byte aligned.

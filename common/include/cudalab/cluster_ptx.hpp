@@ -22,12 +22,21 @@
 //                                        mbarrier.arrive.release.cluster.shared::cluster:
 //                                        arrive on the mbarrier at bar's offset in block
 //                                        `rank` (initialised there, cudalab/mbarrier.hpp)
+//   cudalab::mbarrier_arrive_cluster_relaxed(bar, rank)
+//                                        the same with .relaxed: the arrival orders none of
+//                                        this thread's earlier accesses. To free a buffer
+//                                        whose reads have completed (a stage that wgmma read,
+//                                        after wgmma_wait_group), as CUTLASS's consumers do:
+//                                        the release form costs a GPU-wide fence
+//                                        (MEMBAR.ALL.GPU) per arrival, the relaxed one none
 //   cudalab::mbarrier_wait_parity_cluster(bar, p)
 //                                        mbarrier.try_wait.parity.acquire.cluster until
 //                                        true: wait on one's own barrier and see what the
 //                                        peers that arrived on it wrote before
 //
-// sm_90. On the emulator (common/emu/cluster.cpp) the barrier is the cluster
+// sm_90. On the emulator (common/emu/cluster.cpp) a relaxed arrival orders
+// as a release one (a peer that reads what the arriving thread wrote is not
+// reported; on the GPU it may read stale data). The barrier is the cluster
 // model's split barrier, with its checks (a wait without an arrival is a
 // reported hang), mapped pointers are checked as cluster.map_shared_rank's,
 // and a peer's arrival reaches the owner block's mbarrier model (a phase
@@ -107,6 +116,15 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, unsi
                : "memory");
 }
 
+__device__ __forceinline__ void mbarrier_arrive_cluster_relaxed(std::uint64_t* bar, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank));
+  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+               : "memory");
+}
+
 __device__ __forceinline__ void mbarrier_wait_parity_cluster(std::uint64_t* bar, unsigned parity) {
   unsigned done = 0;
   while (!done) {
@@ -160,6 +178,12 @@ inline uint3 cluster_nclusterid() {
 }
 inline void mbarrier_arrive_cluster(std::uint64_t* bar, unsigned rank,
                                     std::source_location site = std::source_location::current()) {
+  ::cudalab::emu::mbarrier_arrive_cluster(bar, rank, site);
+}
+// The emulator orders memory at the barrier either way.
+inline void mbarrier_arrive_cluster_relaxed(
+    std::uint64_t* bar, unsigned rank,
+    std::source_location site = std::source_location::current()) {
   ::cudalab::emu::mbarrier_arrive_cluster(bar, rank, site);
 }
 inline void mbarrier_wait_parity_cluster(
