@@ -10,13 +10,7 @@ namespace cluster {
 const Kernels& gpu_kernels() { return kernels(); }
 
 std::string gpu_unavailable_reason() {
-  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
-  cudaDeviceProp p{};
-  CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
-  if (p.major < 9)
-    return "thread block clusters need compute capability 9.0 (this GPU: " +
-           std::to_string(p.major) + "." + std::to_string(p.minor) + ")";
-  return "";
+  return cudalab::missing_capability_reason(9, "thread block clusters");
 }
 
 }  // namespace cluster

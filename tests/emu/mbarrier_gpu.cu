@@ -10,11 +10,7 @@ namespace mbarrier_tests {
 const Kernels& gpu_kernels() { return kernels(); }
 
 std::string gpu_unavailable_reason() {
-  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major < 9) return "mbarrier expect_tx and cp.async.bulk need sm_90 (Hopper) or newer";
-  return "";
+  return cudalab::missing_capability_reason(9, "mbarrier expect_tx and cp.async.bulk");
 }
 
 }  // namespace mbarrier_tests

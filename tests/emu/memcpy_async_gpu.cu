@@ -10,12 +10,7 @@ namespace memcpy_async_tests {
 const Kernels& gpu_kernels() { return kernels(); }
 
 std::string gpu_unavailable_reason() {
-  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  // Older GPUs run libcu++'s copies synchronously: nothing asynchronous to test.
-  if (prop.major < 8) return "cuda::memcpy_async is asynchronous from sm_80 (Ampere) on";
-  return "";
+  return cudalab::missing_capability_reason(8, "an asynchronous cuda::memcpy_async");
 }
 
 }  // namespace memcpy_async_tests

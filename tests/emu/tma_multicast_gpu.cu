@@ -11,11 +11,7 @@ namespace tma_multicast {
 const Kernels& gpu_kernels() { return kernels(); }
 
 std::string gpu_unavailable_reason() {
-  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major < 9) return "TMA multicast over a thread block cluster needs sm_90 (Hopper)";
-  return "";
+  return cudalab::missing_capability_reason(9, "TMA multicast over a thread block cluster");
 }
 
 }  // namespace tma_multicast

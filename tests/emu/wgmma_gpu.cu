@@ -9,11 +9,7 @@ namespace wgmma_tests {
 const Kernels& gpu_kernels() { return kernels(); }
 
 std::string gpu_unavailable_reason() {
-  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major != 9) return "wgmma needs an sm_90 GPU (Hopper: H100, H200)";
-  return "";
+  return cudalab::missing_capability_reason(9, "wgmma (sm_90a)", true);
 }
 
 }  // namespace wgmma_tests

@@ -38,14 +38,6 @@ using test_batches::output_dir;
 
 constexpr int kK = 32;
 
-std::string hopper_unavailable_reason() {
-  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major != 9) return "wgmma needs an sm_90 GPU (Hopper: H100, H200)";
-  return "";
-}
-
 // count problems: A 16 x 32 bytes (row-major), B 32 x 8 bytes (row-major),
 // C and D 16 x 8 floats, per problem.
 struct Fp8Batch {
@@ -254,7 +246,7 @@ void check_wgmma_fp8() {
 class WgmmaFp8NumericsGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string reason = hopper_unavailable_reason();
+    const std::string reason = cudalab::missing_capability_reason(9, "wgmma (sm_90a)", true);
     if (!reason.empty()) GTEST_SKIP() << reason;
   }
 };

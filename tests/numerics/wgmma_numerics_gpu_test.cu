@@ -30,14 +30,6 @@ using namespace cudalab::numerics;
 using namespace cudalab::numerics::test_batches;
 using cudalab::DeviceBuffer;
 
-std::string hopper_unavailable_reason() {
-  if (!cudalab::has_gpu()) return cudalab::no_gpu_reason();
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major != 9) return "wgmma needs an sm_90 GPU (Hopper: H100, H200)";
-  return "";
-}
-
 __device__ void store_element(std::uint8_t* at, std::uint32_t bits, int bytes) {
   if (bytes == 2) {
     *reinterpret_cast<std::uint16_t*>(at) = static_cast<std::uint16_t>(bits);
@@ -160,7 +152,7 @@ void check_wgmma(MmaFormat format) {
 class WgmmaNumericsGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string reason = hopper_unavailable_reason();
+    const std::string reason = cudalab::missing_capability_reason(9, "wgmma (sm_90a)", true);
     if (!reason.empty()) GTEST_SKIP() << reason;
   }
 };

@@ -49,6 +49,20 @@ inline bool has_gpu() { return gpu_count() > 0; }
 // "" when there is a device; otherwise the reason a GPU test is skipped.
 inline std::string no_gpu_reason() { return probe_gpus().reason; }
 
+// "" when device 0 has compute capability `major`.x or newer (exactly
+// `major`.x where `exact`: sm_90a's instructions run on Hopper only);
+// otherwise the reason a GPU test of `what` is skipped.
+inline std::string missing_capability_reason(int major, const std::string& what,
+                                             bool exact = false) {
+  if (!has_gpu()) return no_gpu_reason();
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+  if (exact ? p.major == major : p.major >= major) return "";
+  return what + " needs compute capability " + std::to_string(major) + ".x" +
+         (exact ? "" : " or newer") + " (this GPU: " + std::to_string(p.major) + "." +
+         std::to_string(p.minor) + ")";
+}
+
 // Throws cudalab::CudaError for a device that does not exist.
 inline DeviceFacts query_device(int device = 0) {
   cudaDeviceProp properties{};
