@@ -45,6 +45,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -225,6 +227,24 @@ __global__ void __launch_bounds__(threads, 1)
   cudalab::cluster_wait();
 }
 
+// As many blocks as can run at once, in clusters: asked of the runtime once
+// per device, since the occupancy query takes longer than the host's share
+// of a call should (the GPU idles meanwhile in a timed loop).
+inline int persistent_blocks(const cudaLaunchConfig_t& query) {
+  static std::mutex mutex;
+  static std::map<int, int> per_device;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard lock(mutex);
+  int& blocks = per_device[device];
+  if (blocks == 0) {
+    int clusters = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, hopper_gemm_kernel, &query));
+    blocks = clusters * cluster_m;
+  }
+  return blocks;
+}
+
 }  // namespace hopper_gemm_parts
 
 // C (m x n, fp32, row-major) = A (m x k) * B^T, B stored n x k; A and B are
@@ -278,12 +298,7 @@ inline void hopper_gemm_bf16(const std::uint16_t* a, const std::uint16_t* b, flo
     return cudaLaunchConfig_t{
         dim3(grid), dim3(parts::threads), parts::shared_bytes, stream, &cluster, 1};
   };
-  if (blocks == 0) {  // persistent: as many clusters as can run at once
-    int clusters = 0;
-    const cudaLaunchConfig_t query = launch(parts::cluster_m);
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, parts::hopper_gemm_kernel, &query));
-    blocks = clusters * parts::cluster_m;
-  }
+  if (blocks == 0) blocks = parts::persistent_blocks(launch(parts::cluster_m));
   const long long cluster_tiles =
       static_cast<long long>((m + parts::block_m * parts::cluster_m - 1) /
                              (parts::block_m * parts::cluster_m)) *

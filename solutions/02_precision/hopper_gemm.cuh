@@ -45,6 +45,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -217,6 +219,18 @@ __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused
     // two of each pair (i, i + 1) are neighbours in a row, at an even column:
     // one 8-byte store where C's rows keep such pairs 8-byte aligned.
     const bool pairs = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
+    if (pairs && origin.row + block_m <= m && origin.col + block_n <= n) {
+      // Most tiles: inside C, so no bound to test, every store 8 bytes.
+      float* const rows =
+          c + static_cast<std::size_t>(origin.row + 64 * warpgroup) * n + origin.col;
+#pragma unroll
+      for (int i = 0; i < d.size; i += 2) {
+        const auto at_tile = cudalab::wgmma_accumulator_element(rank, i);
+        *reinterpret_cast<float2*>(rows + static_cast<std::size_t>(at_tile.row) * n + at_tile.col) =
+            make_float2(d[i], d[i + 1]);
+      }
+      continue;
+    }
     for (int i = 0; i < d.size; i += 2) {
       const auto at_tile = cudalab::wgmma_accumulator_element(rank, i);
       const int row = origin.row + 64 * warpgroup + at_tile.row;
@@ -272,6 +286,24 @@ __global__ void __launch_bounds__(threads, 1)
   cudalab::cluster_wait();
 }
 
+// As many blocks as can run at once, in clusters: asked of the runtime once
+// per device, since the occupancy query takes longer than the host's share
+// of a call should (the GPU idles meanwhile in a timed loop).
+inline int persistent_blocks(const cudaLaunchConfig_t& query) {
+  static std::mutex mutex;
+  static std::map<int, int> per_device;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard lock(mutex);
+  int& blocks = per_device[device];
+  if (blocks == 0) {
+    int clusters = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, hopper_gemm_kernel, &query));
+    blocks = clusters * cluster_m;
+  }
+  return blocks;
+}
+
 }  // namespace hopper_gemm_parts
 
 // C (m x n, fp32, row-major) = A (m x k) * B^T, B stored n x k; A and B are
@@ -325,12 +357,7 @@ inline void hopper_gemm_bf16(const std::uint16_t* a, const std::uint16_t* b, flo
     return cudaLaunchConfig_t{
         dim3(grid), dim3(parts::threads), parts::shared_bytes, stream, &cluster, 1};
   };
-  if (blocks == 0) {  // persistent: as many clusters as can run at once
-    int clusters = 0;
-    const cudaLaunchConfig_t query = launch(parts::cluster_m);
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, parts::hopper_gemm_kernel, &query));
-    blocks = clusters * parts::cluster_m;
-  }
+  if (blocks == 0) blocks = parts::persistent_blocks(launch(parts::cluster_m));
   const long long cluster_tiles =
       static_cast<long long>((m + parts::block_m * parts::cluster_m - 1) /
                              (parts::block_m * parts::cluster_m)) *
