@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/emu/recorder.hpp"
@@ -99,8 +100,10 @@ TileWalk tile_walk(const emu::LaunchRecord& launch, const float* a, const float*
   }
   for (std::size_t block = 0; block < traces.size(); ++block) {
     const dim3 id = launch.block_index(static_cast<std::uint32_t>(block));
-    walk.programs.push_back({"block (" + std::to_string(id.x) + "," + std::to_string(id.y) + ")",
-                             steps_from_trace(traces[block])});
+    ProgramWalk program;
+    program.name = "block (" + std::to_string(id.x) + "," + std::to_string(id.y) + ")";
+    program.steps = steps_from_trace(traces[block]);
+    walk.programs.push_back(std::move(program));
   }
   return walk;
 }
