@@ -123,6 +123,7 @@ struct RingPosition {
       phase ^= 1u;
     }
   }
+  __device__ int previous_stage() const { return stage == 0 ? stages - 1 : stage - 1; }
 };
 
 struct Ring {

@@ -123,6 +123,7 @@ struct RingPosition {
       phase ^= 1u;
     }
   }
+  __device__ int previous_stage() const { return stage == 0 ? stages - 1 : stage - 1; }
 };
 
 struct Ring {
@@ -211,10 +212,10 @@ __device__ inline void consume([[maybe_unused]] const Ring& ring, [[maybe_unused
       // tensor cores never wait for the issuing threads); the previous
       // step's is done, and its stage free.
       cudalab::wgmma_wait_group<1>(d);
-      if (step > 0) free_stage(ring, at.stage == 0 ? stages - 1 : at.stage - 1, rank);
+      if (step > 0) free_stage(ring, at.previous_stage(), rank);
     }
     cudalab::wgmma_wait_group<0>(d);
-    free_stage(ring, at.stage == 0 ? stages - 1 : at.stage - 1, rank);  // the tile's last step
+    free_stage(ring, at.previous_stage(), rank);  // the tile's last step
     // Thread `rank` holds the elements wgmma_accumulator_element names; the
     // two of each pair (i, i + 1) are neighbours in a row, at an even column:
     // one 8-byte store where C's rows keep such pairs 8-byte aligned.

@@ -107,21 +107,25 @@ __device__ __forceinline__ T* cluster_map_shared(T* pointer, unsigned rank) {
   return mapped;
 }
 
-__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, unsigned rank) {
+// bar's offset in block `rank`'s shared memory, as a shared::cluster address.
+__device__ __forceinline__ unsigned cluster_shared_address(const std::uint64_t* bar,
+                                                           unsigned rank) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                : "=r"(remote)
                : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+  return remote;
+}
+
+__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, unsigned rank) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+                   cluster_shared_address(bar, rank))
                : "memory");
 }
 
 __device__ __forceinline__ void mbarrier_arrive_cluster_relaxed(std::uint64_t* bar, unsigned rank) {
-  unsigned remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(remote)
-               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(rank));
-  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote)
+  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+                   cluster_shared_address(bar, rank))
                : "memory");
 }
 
