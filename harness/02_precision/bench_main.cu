@@ -1,29 +1,19 @@
-// lab02_bench: `./lab bench 02`. Times one GEMM, C = A B (row-major, A m x k,
-// B k x n, uniform in [-1, 1)), in the five cuBLAS modes, the student's
-// tensor-core GEMMs against cuBLAS on the same shape, and PyTorch's matmul
-// under its flags (bench_pytorch.py), all in one run; then each mode's error
-// against K.
-//
-// TFLOP/s = 2 m n k / time. bytes = A and B read once (in the mode's input
-// type) + C written once. Errors are normwise, ||C - exact|| / ||exact||,
-// against the fp64 product of the fp32 inputs, over 64 evenly spaced rows of
-// C computed on the host (all 256 rows for the error-vs-K figures): the full
-// fp64 product of a 10240^3 GEMM would take the host minutes. Each student
-// GEMM is first checked as the tests check it (Ex5_SmallIntegersExactly):
-// called through the backend on small integers at an awkward shape, where C
-// must equal the exact product; a wrong one is reported and not timed. The
-// Hopper GEMM (exercise 7) multiplies B as stored transposed (n x k) and its
-// cuBLAS anchor does the same ("TN"); it runs only on an sm_90 GPU.
-#include <algorithm>
+// lab02_bench: `./lab bench 02`. Times C = A B (row-major, A m x k, B k x n,
+// uniform in [-1, 1)) in the five cuBLAS modes, the student's tensor-core
+// GEMMs against cuBLAS on the same shape, and PyTorch's matmul under its
+// flags (bench_pytorch.py), all in one run; then each mode's error against K.
+// TFLOP/s = 2 m n k / time; bytes = A and B read once in the mode's input
+// type + C written once. Errors are normwise against the fp64 product over
+// 64 sampled rows of C (all 256 for the error-vs-K figures). A student GEMM
+// is first checked as Ex5_SmallIntegersExactly checks it (the function that
+// is then timed, on device operands), and not timed when wrong. The Hopper GEMM (exercise 7) takes
+// B stored transposed (n x k), as its cuBLAS anchor ("TN") then does; it runs only on an sm_90 GPU.
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "backend.hpp"
@@ -43,9 +33,10 @@ using cudalab::blas::ElementType;
 using cudalab::blas::GemmTypes;
 using cudalab::blas::MathMode;
 using cudalab::harness::BenchRun;
-using cudalab::harness::exact_rows;
-using cudalab::harness::normwise_error;
-using cudalab::harness::sampled_rows;
+using cudalab::harness::gemm_bytes;
+using cudalab::harness::gemm_flops;
+using cudalab::harness::sample_product;
+using cudalab::harness::SampledProduct;
 
 // The five modes as exercise 2's blas_mode gives them.
 struct BlasVersion {
@@ -72,14 +63,6 @@ constexpr int kStudentSizes[] = {4096, 8192};
 constexpr int kErrorSide = 256;  // m = n of the error-vs-K figures
 constexpr int kErrorKs[] = {256, 1024, 4096, 16384, 65536};
 constexpr int kSampledRows = 64;
-
-std::uint64_t flops(int m, int n, int k) { return 2ull * m * n * k; }
-
-std::uint64_t bytes_moved(int m, int n, int k, GemmTypes types) {
-  return (static_cast<std::uint64_t>(m) * k + static_cast<std::uint64_t>(k) * n) *
-             cudalab::blas::element_bytes(types.inputs) +
-         static_cast<std::uint64_t>(m) * n * cudalab::blas::element_bytes(types.output);
-}
 
 std::vector<float> transposed(const std::vector<float>& matrix, int rows, int cols) {
   std::vector<float> t(matrix.size());
@@ -114,55 +97,34 @@ Operands uniform_operands(cudalab::Random& rng, int m, int n, int k) {
           rng.uniform(static_cast<std::size_t>(k) * n, -1.0f, 1.0f)};
 }
 
-std::optional<cudalab::ErrorFigures> errors_of(double normwise) {
-  if (!std::isfinite(normwise)) return std::nullopt;  // the writer refuses non-finite numbers
-  return cudalab::ErrorFigures{.normwise = normwise};
-}
-
-// Row-major C = A B through column-major cuBLAS: C^T = B^T A^T (cudalab/blas.hpp).
-// With `b_transposed` (bf16), B as stored n x k: row-major, that is B^T
-// column-major, given as the transposed operand (cuBLAS's "TN").
+// With `b_transposed`, B as stored n x k (bf16).
 void cublas_gemm(cudalab::blas::Handle& handle, const BlasVersion& v, const Operands& x, void* c,
                  bool b_transposed = false) {
-  using cudalab::blas::Op;
-  if (b_transposed) {
-    cudalab::blas::gemm(handle, Op::transpose, Op::none, x.n, x.m, x.k, 1.0f,
-                        x.b_transposed_bf16.data(), x.k, x.a_as(v.types.inputs), x.k, 0.0f, c, x.n,
-                        v.types, v.math);
-    return;
-  }
-  cudalab::blas::gemm(handle, Op::none, Op::none, x.n, x.m, x.k, 1.0f, x.b_as(v.types.inputs), x.n,
-                      x.a_as(v.types.inputs), x.k, 0.0f, c, x.n, v.types, v.math);
+  const void* b = b_transposed ? x.b_transposed_bf16.data() : x.b_as(v.types.inputs);
+  cudalab::blas::gemm_row_major(handle, x.m, x.n, x.k, x.a_as(v.types.inputs), b, c, v.types,
+                                v.math, b_transposed);
 }
 
 // Rows of C sampled for the error (every row of a small C) and their exact values.
-struct Sampled {
-  std::vector<int> rows;
-  std::vector<double> exact;
-};
-
-Sampled sample(const Operands& x) {
-  std::vector<int> rows = sampled_rows(x.m, x.m > kErrorSide ? kSampledRows : x.m);
-  std::vector<double> exact = exact_rows(x.a, x.b, x.n, x.k, rows);
-  return {std::move(rows), std::move(exact)};
+SampledProduct sample(const Operands& x) {
+  return sample_product(x.a, x.b, x.m, x.n, x.k, x.m > kErrorSide ? kSampledRows : x.m);
 }
 
 // Times `gemm` (C of `types.output`) on x and adds the figure, with its error over `sampled`.
 void time_gemm(BenchRun& run, const char* name, const char* version, const Operands& x,
-               const Sampled& sampled, GemmTypes types, const std::string& anchor,
+               const SampledProduct& sampled, GemmTypes types, const std::string& anchor,
                const std::function<void(void* c)>& gemm) {
   DeviceBuffer<float> c(static_cast<std::size_t>(x.m) * x.n);  // fp16 C uses half of it
   const double ms = run.median_ms_cold_l2([&] { gemm(c.data()); });
   CUDA_CHECK(cudaDeviceSynchronize());
-  const double error = normwise_error(c.data(), types.output, x.n, sampled.rows, sampled.exact);
-  run.print_row(run.add_throughput(name, version, {x.m, x.n, x.k}, flops(x.m, x.n, x.k),
-                                   bytes_moved(x.m, x.n, x.k, types), ms, anchor,
-                                   errors_of(error)));
+  run.print_row(run.add_throughput(
+      name, version, {x.m, x.n, x.k}, gemm_flops(x.m, x.n, x.k), gemm_bytes(x.m, x.n, x.k, types),
+      ms, anchor, cudalab::harness::sampled_error(c.data(), types.output, x.n, sampled)));
 }
 
 void time_cublas_modes(BenchRun& run, const char* name, cudalab::blas::Handle& handle,
                        const Operands& x) {
-  const Sampled sampled = sample(x);
+  const SampledProduct sampled = sample(x);
   for (const BlasVersion& v : kBlas) {
     time_gemm(run, name, v.version, x, sampled, v.types, "",
               [&](void* c) { cublas_gemm(handle, v, x, c); });
@@ -173,49 +135,30 @@ std::string shape_text(int m, int n, int k) {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-// A student GEMM: its call as the tests make it (fp32 A and B on the host,
-// m, n, k), its function on device pointers, and cuBLAS in the same
-// arithmetic and layout (its anchor).
+// A student GEMM on device operands, and cuBLAS in the same arithmetic and
+// layout (its anchor).
 struct Student {
   const char* version;
   const BlasVersion& anchor;
   bool hopper;  // B stored transposed, k a multiple of 8, an sm_90 GPU only
-  std::function<cudalab::harness::Observation(const std::vector<float>& a,
-                                              const std::vector<float>& b, std::vector<float>& c,
-                                              int m, int n, int k)>
-      call;
   std::function<void(const Operands&, float* c)> gemm;
 };
 
 // The lab's GEMMs as `lab` (a backend's build of the lab code) has them.
 std::array<Student, 3> students_of(lab02::harness::Backend& lab) {
   namespace entry = lab02::harness::entry;
-  using cudalab::numerics::to_bf16_bits;
   const auto tc_gemm_fp16 = lab.device_function(entry::tc_gemm_fp16);
   const auto tc_gemm_tf32 = lab.device_function(entry::tc_gemm_tf32);
   const auto hopper_gemm_bf16 = lab.device_function(entry::hopper_gemm_bf16);
   return {{{"tc_gemm_fp16", kBlas[2], false,
-            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
-                   int m, int n, int k) {
-              return lab.call(entry::tc_gemm_fp16, cudalab::numerics::to_fp16_bits(a),
-                              cudalab::numerics::to_fp16_bits(b), c, m, n, k);
-            },
             [=](const Operands& x, float* c) {
               tc_gemm_fp16(x.a_fp16.data(), x.b_fp16.data(), c, x.m, x.n, x.k);
             }},
            {"tc_gemm_tf32", kBlas[1], false,
-            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
-                   int m, int n, int k) { return lab.call(entry::tc_gemm_tf32, a, b, c, m, n, k); },
             [=](const Operands& x, float* c) {
               tc_gemm_tf32(x.a_fp32.data(), x.b_fp32.data(), c, x.m, x.n, x.k);
             }},
-           {"hopper_gemm_bf16", kBlas[3], true,
-            [&lab](const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
-                   int m, int n, int k) {
-              return lab.call(entry::hopper_gemm_bf16, to_bf16_bits(a),
-                              to_bf16_bits(transposed(b, k, n)), c, m, n, k, 0);
-            },
-            [=](const Operands& x, float* c) {
+           {"hopper_gemm_bf16", kBlas[3], true, [=](const Operands& x, float* c) {
               hopper_gemm_bf16(x.a_bf16.data(), x.b_transposed_bf16.data(), c, x.m, x.n, x.k, 0);
             }}}};
 }
@@ -230,12 +173,13 @@ bool passes_exact_check(const Student& student, cudalab::Random& rng) {
     return std::vector<float>(values.begin(), values.end());
   };
   const int m = 133, n = 71, k = student.hopper ? 96 : 97;
-  const std::vector<float> a = integers(m * k), b = integers(k * n);
+  const Operands x{m, n, k, integers(m * k), integers(k * n)};
   return cudalab::harness::passes_check(student.version, shape_text(m, n, k), [&] {
-    std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
-    const cudalab::harness::Observation call = student.call(a, b, c, m, n, k);
-    const std::vector<double> exact = exact_rows(a, b, n, k, sampled_rows(m, m));
-    return cudalab::harness::what_is_wrong(call, cudalab::compare(c, exact, {0, 0}));
+    DeviceBuffer<float> c(std::vector<float>(m * n, std::numeric_limits<float>::quiet_NaN()));
+    student.gemm(x, c.data());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return cudalab::harness::what_is_wrong(
+        {}, cudalab::compare(c.copy_to_host(), sample_product(x.a, x.b, m, n, k, m).exact, {0, 0}));
   });
 }
 
@@ -260,13 +204,12 @@ void bench_students(BenchRun& run, cudalab::blas::Handle& handle, cudalab::Rando
       DeviceBuffer<float> c(static_cast<std::size_t>(size) * size);
       const double blas_ms =
           run.median_ms_cold_l2([&] { cublas_gemm(handle, v, x, c.data(), student.hopper); });
-      const std::string anchor =
-          run.add_throughput_anchor(std::string(v.version) + "@" + shape_text(size, size, size),
-                                    flops(size, size, size), blas_ms,
-                                    std::string("cudalab::blas::gemm (cublasGemmEx, ") + v.how +
-                                        (student.hopper ? ", B transposed as stored (TN)" : "") +
-                                        "), " + shape_text(size, size, size) + ", median of " +
-                                        std::to_string(run.repeats()) + ", L2 flushed");
+      const std::string shape = shape_text(size, size, size), how = v.how;
+      const std::string anchor = run.add_throughput_anchor(
+          std::string(v.version) + "@" + shape, gemm_flops(size, size, size), blas_ms,
+          "cudalab::blas::gemm (cublasGemmEx, " + how +
+              (student.hopper ? ", B transposed as stored (TN)" : "") + "), " + shape +
+              ", median of " + std::to_string(run.repeats()) + ", L2 flushed");
       time_gemm(run, "gemm", student.version, x, sample(x), v.types, anchor,
                 [&](void* c) { student.gemm(x, static_cast<float*>(c)); });
     }

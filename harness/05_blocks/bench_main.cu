@@ -26,6 +26,7 @@
 #include "cudalab/check.hpp"
 #include "cudalab/device_buffer.hpp"
 #include "cudalab/harness/bench.hpp"
+#include "cudalab/harness/bench_gemm.hpp"
 #include "cudalab/numerics.hpp"
 #include "cudalab/numerics/vectors.hpp"
 #include "cudalab/random.hpp"
@@ -152,15 +153,6 @@ void bench_softmax(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
 
 // ---- matmul ------------------------------------------------------------------------
 
-// Row-major C = A B through column-major cuBLAS: C^T = B^T A^T.
-void cublas_fp16(cudalab::blas::Handle& handle, const void* a, const void* b, float* c, int m,
-                 int n, int k) {
-  using cudalab::blas::Op;
-  cudalab::blas::gemm(handle, Op::none, Op::none, n, m, k, 1.0f, b, n, a, k, 0.0f, c, n,
-                      cudalab::blas::fp16_gemm_fp32_accumulate,
-                      cudalab::blas::MathMode::default_math);
-}
-
 void bench_matmul(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
   cudalab::blas::Handle handle;
   for (const int group_m : {0, kGroupM}) {  // the check: 133 x 71 x 97
@@ -198,12 +190,16 @@ void bench_matmul(BenchRun& run, const Lab& lab, cudalab::Random& rng) {
     DeviceBuffer<std::uint16_t> b(
         cudalab::numerics::to_fp16_bits(rng.uniform(elements, -1.0f, 1.0f)));
     DeviceBuffer<float> c(elements);
-    const std::uint64_t flops = 2ull * size * size * size;
-    const std::uint64_t bytes = elements * (2 + 2 + 4);
+    const std::uint64_t flops = cudalab::harness::gemm_flops(size, size, size);
+    const std::uint64_t bytes =
+        cudalab::harness::gemm_bytes(size, size, size, cudalab::blas::fp16_gemm_fp32_accumulate);
     const std::string shape =
         std::to_string(size) + "x" + std::to_string(size) + "x" + std::to_string(size);
-    const double blas_ms = run.median_ms_cold_l2(
-        [&] { cublas_fp16(handle, a.data(), b.data(), c.data(), size, size, size); });
+    const double blas_ms = run.median_ms_cold_l2([&] {
+      cudalab::blas::gemm_row_major(handle, size, size, size, a.data(), b.data(), c.data(),
+                                    cudalab::blas::fp16_gemm_fp32_accumulate,
+                                    cudalab::blas::MathMode::default_math);
+    });
     const std::string anchor = run.add_throughput_anchor(
         "cublas_fp16@" + shape, flops, blas_ms,
         "cudalab::blas::gemm (cublasGemmEx, fp16 inputs, fp32 C, CUBLAS_COMPUTE_32F), " + shape +

@@ -5,15 +5,13 @@
 //   lab_flash_bf16   exercise 5: the fused forward on the tensor cores, bf16
 //                    q, k, v and o, fp32 statistics
 //   lab_flash_backward_fp32  exercise 6: the backward, fp32 on CUDA cores
-// TFLOP/s = 4 B H N^2 d / time for the forward, 2.5 times that for the
-// backward (its five matmuls to the forward's two), halved for causal (FA2's
-// count); shape [B, H, N, d]. The fp32 forward figures' anchor is PyTorch's
-// naive attention in fp32 (TF32 off) on the same shape; the bf16 figure's is
-// SDPA's flash backend (FA2) in bf16; the backward's is SDPA's
-// memory-efficient backward in fp32; every PyTorch figure is listed. Each version
-// is first checked on a small awkward shape, called as the tests call it,
-// against the double-precision CPU reference within the tests' tolerance; a
-// wrong one is reported and not timed.
+// TFLOP/s = 4 B H N^2 d / time forward, 2.5 times that backward (five
+// matmuls to two), halved for causal (FA2's count); shape [B, H, N, d].
+// Anchors: PyTorch's naive attention in fp32 (TF32 off) for the fp32
+// forwards, SDPA's flash backend (FA2) for bf16, SDPA's memory-efficient
+// backward in fp32; every PyTorch figure is listed. Each version is first
+// checked on a small awkward shape as the tests call it, against the fp64 CPU
+// reference within the tests' tolerance, and not timed when wrong.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -114,5 +114,19 @@ inline void gemm(Handle&, Op op_a, Op op_b, int m, int n, int k, float alpha, co
 }
 #endif
 
+// Row-major C (m x n) = A (m x k) B (k x n), as the benchmarks' anchors
+// compute it, through column-major cuBLAS: a row-major matrix is its
+// transpose column-major, so C^T = B^T A^T. With `b_stored_transposed`, B is
+// given as stored n x k (row-major B^T), cuBLAS's "TN" case.
+inline void gemm_row_major(Handle& handle, int m, int n, int k, const void* a, const void* b,
+                           void* c, GemmTypes types, MathMode math_mode,
+                           bool b_stored_transposed = false) {
+  if (b_stored_transposed) {
+    gemm(handle, Op::transpose, Op::none, n, m, k, 1.0f, b, k, a, k, 0.0f, c, n, types, math_mode);
+  } else {
+    gemm(handle, Op::none, Op::none, n, m, k, 1.0f, b, n, a, k, 0.0f, c, n, types, math_mode);
+  }
+}
+
 }  // namespace CUDALAB_BLAS_BACKEND
 }  // namespace cudalab::blas

@@ -1,26 +1,38 @@
-// What a benchmark of a GEMM (GPU only) needs to say how accurate a run
-// was: the exact product of row-major float A (m x k) and B (k x n) in
-// double precision on the host, over a sample of C's rows (the full fp64
-// product of a 10240^3 GEMM would take the host minutes), and the normwise
-// error of the device's C over those rows.
+// What a benchmark of a GEMM (GPU only) needs: its flops and bytes, and
+// how accurate a run was: the exact product of row-major float A (m x k)
+// and B (k x n) in double precision on the host, over a sample of C's rows
+// (the full fp64 product of a 10240^3 GEMM would take the host minutes),
+// and the normwise error of the device's C over those rows.
 //
-//   const std::vector<int> rows = sampled_rows(m, 64);
-//   const std::vector<double> exact = exact_rows(a, b, n, k, rows);
-//   const double error = normwise_error(c.data(), ElementType::fp32, n, rows, exact);
+//   const SampledProduct exact = sample_product(a, b, m, n, k, 64);
+//   const double error = normwise_error(c.data(), ElementType::fp32, n, exact.rows, exact.exact);
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cudalab/blas.hpp"
 #include "cudalab/check.hpp"
 #include "cudalab/numerics/formats.hpp"
+#include "cudalab/results.hpp"
 
 namespace cudalab::harness {
+
+inline std::uint64_t gemm_flops(int m, int n, int k) { return 2ull * m * n * k; }
+
+// The least a GEMM moves: A and B read once in `types.inputs`, C written
+// once in `types.output`.
+inline std::uint64_t gemm_bytes(int m, int n, int k, blas::GemmTypes types) {
+  return (static_cast<std::uint64_t>(m) * k + static_cast<std::uint64_t>(k) * n) *
+             blas::element_bytes(types.inputs) +
+         static_cast<std::uint64_t>(m) * n * blas::element_bytes(types.output);
+}
 
 // `count` evenly spaced rows of an m-row C (all of them when m <= count).
 inline std::vector<int> sampled_rows(int m, int count) {
@@ -81,6 +93,27 @@ inline double normwise_error(const void* c, blas::ElementType type, int n,
     norm += exact[i] * exact[i];
   }
   return std::sqrt(difference / norm);
+}
+
+// `count` evenly spaced rows of A B (m x n) and their exact values.
+struct SampledProduct {
+  std::vector<int> rows;
+  std::vector<double> exact;  // rows.size() x n
+};
+inline SampledProduct sample_product(const std::vector<float>& a, const std::vector<float>& b,
+                                     int m, int n, int k, int count) {
+  std::vector<int> rows = sampled_rows(m, count);
+  std::vector<double> exact = exact_rows(a, b, n, k, rows);
+  return {std::move(rows), std::move(exact)};
+}
+
+// The normwise error of the device's C over `sampled` as a result file
+// takes it: none when it is not finite (the writer refuses NaN).
+inline std::optional<ErrorFigures> sampled_error(const void* c, blas::ElementType type, int n,
+                                                 const SampledProduct& sampled) {
+  const double error = normwise_error(c, type, n, sampled.rows, sampled.exact);
+  if (!std::isfinite(error)) return std::nullopt;
+  return ErrorFigures{.normwise = error};
 }
 
 }  // namespace cudalab::harness
