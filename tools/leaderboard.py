@@ -24,8 +24,9 @@ A file is rejected, with its name and the reason, when:
   its GPU model is not the board's: ratios of different GPU models are not
   compared. The board's model is --gpu, else the model of most of the lab's
   files (the first in name order on a tie);
-- a figure failed its check (its `check` says passed: false) or its
-  `errors` are not finite numbers >= 0;
+- a figure failed its check (its `check` says passed: false, or a note
+  says "K wrong elements" as lab 04's bench writes it) or its `errors` are
+  not finite numbers >= 0;
 - a figure's `fraction_of` names an anchor the file lacks or of another
   unit, or states a ratio that is not value / anchor (the file was edited);
 - a later file of the same student and lab supersedes it (by `date`).
@@ -43,6 +44,8 @@ import sys
 
 SCHEMAS = ("cudalab.result/1", "cudalab.result/2")
 LIBRARY_VERSION = re.compile(r"^(cublas|torch|pytorch|nccl$)")
+# What lab 04's bench notes when a collective's output had wrong elements.
+WRONG_NOTE = re.compile(r"\b[1-9]\d* wrong elements\b")
 RATIO_TOLERANCE = 1e-9  # relative: the writer stores value / anchor as computed
 
 
@@ -117,6 +120,12 @@ def read(path):
         where = f"anchors[{i}]."
         anchors[need(anchor, "name", str, where)] = (need(anchor, "value", NUMBER, where),
                                                      need(anchor, "unit", str, where))
+    notes = data.get("notes") or []
+    if not isinstance(notes, list):
+        raise Rejected("field 'notes' is not an array")
+    for i, note in enumerate(notes):
+        if isinstance(note, str) and (WRONG_NOTE.search(note) or "WRONG RESULT" in note):
+            raise Rejected(f"notes[{i}] says a version failed its check: {note}")
     rows = []
     for i, figure in enumerate(need(data, "figures", list, "")):
         where = f"figures[{i}]."
