@@ -135,7 +135,13 @@ def render(args, root):
             "a GPU type of the cluster's gres (letters, digits, . _ -, e.g. h100)")
     time = checked("--slurm-time", args.slurm_time or "00:30:00", TIME,
                    "a Slurm time limit (minutes, H:M:S or D-H:M:S)")
-    student = checked("--slurm-student", args.slurm_student or getpass.getuser(), NAME,
+    student = args.slurm_student
+    if student is None:
+        try:
+            student = getpass.getuser()
+        except (KeyError, OSError) as e:
+            raise Refused("no login name to name the result file by: give --slurm-student") from e
+    student = checked("--slurm-student", student, NAME,
                       "a name for the result file (letters, digits, . _ -)")
     gpus = args.ranks or 1
     gres = f"{args.slurm_gpu_type}:{gpus}" if args.slurm_gpu_type else str(gpus)
@@ -158,16 +164,18 @@ def render(args, root):
         gres=gres, gpus=gpus, time=time,
         log=results / f"slurm-lab{args.lab}-%j.out",
         root=shlex.quote(str(root)), results=shlex.quote(str(results)), student=student)
-    return text, script
+    return text, script, results
 
 
 def main(argv=None, root=ROOT):
     try:
         args = parse(sys.argv[1:] if argv is None else argv, root)
-        text, script = render(args, root)
+        text, script, results = render(args, root)
     except Refused as e:
         print(f"lab: bench --slurm: {e}", file=sys.stderr)
         return 2
+    # Slurm opens the job's --output file there before the job starts.
+    results.mkdir(parents=True, exist_ok=True)
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text(text)
     script.chmod(0o755)

@@ -131,6 +131,8 @@ class SlurmBenchTest(unittest.TestCase):
         self.assertIn(f"not submitted (no sbatch on PATH here); on the cluster's login node: "
                       f"sbatch {script}", run.stdout)
         self.assertEqual(self.log.read_text(), "")  # nothing ran
+        # Slurm opens --output before the job runs: the folder must be there.
+        self.assertTrue((self.tree / "results").is_dir())
         text = script.read_text()
         subprocess.run(["bash", "-n", str(script)], check=True)
         self.assertTrue(text.startswith("#!/bin/bash\n"))
