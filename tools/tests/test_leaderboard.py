@@ -129,6 +129,22 @@ class LeaderboardTest(unittest.TestCase):
         self.assertEqual(board["boards"], [])
         self.assertIn("0 files ranked, 1 not", run.stderr)
 
+    def test_the_viewers_test_board_is_what_the_tool_writes(self):
+        """viewer/tests/data/leaderboard-lab06.json (the viewer model's test
+        input) is this tool's output for: lab 06's H100 run as alice, the
+        same run 1.5x faster as bob, and a truncated file as carol."""
+        results = self.dir / "results"
+        results.mkdir()
+        (results / "alice-lab06-4242.json").write_text(json.dumps(H100))
+        (results / "bob-lab06-4243.json").write_text(json.dumps(faster(H100, 1.5)))
+        (results / "carol-lab06-4244.json").write_text(json.dumps(H100)[:500])
+        subprocess.run([sys.executable, str(TOOL), "results/alice-lab06-4242.json",
+                        "results/bob-lab06-4243.json", "results/carol-lab06-4244.json",
+                        "--out", "board"], cwd=self.dir, capture_output=True, check=True)
+        written = json.loads((self.dir / "board/leaderboard.json").read_text())
+        kept = json.loads((ROOT / "viewer/tests/data/leaderboard-lab06.json").read_text())
+        self.assertEqual(written, kept, "regenerate the viewer's test board with the tool")
+
     def test_the_published_results_all_read(self):
         """Every lab result in docs/results/ (version 1 and 2) is readable;
         only other GPU models than each board's are refused."""
