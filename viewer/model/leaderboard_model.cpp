@@ -23,9 +23,7 @@ struct Field {
       throw std::runtime_error("field '" + join(key) + "' is missing");
     return {value.at(key), join(key)};
   }
-  Field at(std::size_t i) const {
-    return {value.at(i), path + "[" + std::to_string(i) + "]"};
-  }
+  Field at(std::size_t i) const { return {value.at(i), path + "[" + std::to_string(i) + "]"}; }
   std::string join(const std::string& key) const { return path.empty() ? key : path + "." + key; }
   void expect(bool ok, const char* what) const {
     if (!ok) throw std::runtime_error("field '" + path + "' is not " + what);
@@ -122,7 +120,8 @@ std::variant<Leaderboard, std::string> load_leaderboard(const std::string& path)
         figure.unit = g.at("unit").text();
         figure.anchor = g.at("anchor").text();
         const Field shape = g.at("shape");
-        for (std::size_t k = 0; k < shape.size(); ++k) figure.shape.push_back(shape.at(k).integer());
+        for (std::size_t k = 0; k < shape.size(); ++k)
+          figure.shape.push_back(shape.at(k).integer());
         const Field rows = g.at("rows");
         for (std::size_t r = 0; r < rows.size(); ++r) {
           const Field row = rows.at(r);

@@ -36,9 +36,9 @@ struct LeaderboardFigure {
 };
 
 struct LeaderboardBoard {
-  std::string lab;  // "06_flash_attention"
-  std::string gpu;  // the model every ranked file ran on
-  int score_over = 0;  // figures the score is the mean over
+  std::string lab;                        // "06_flash_attention"
+  std::string gpu;                        // the model every ranked file ran on
+  int score_over = 0;                     // figures the score is the mean over
   std::vector<LeaderboardEntry> overall;  // best first
   std::vector<LeaderboardFigure> figures;
 };

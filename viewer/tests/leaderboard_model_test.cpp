@@ -4,6 +4,8 @@
 // files naming the field.
 #include "model/leaderboard_model.hpp"
 
+#include "model/ui_state.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -77,9 +79,9 @@ TEST(LeaderboardModel, RefusesOtherFilesNamingTheProblem) {
   };
   EXPECT_NE(message("/nonexistent/board.json").find("cannot be opened"), std::string::npos);
   const std::string text = board_text();
-  EXPECT_NE(message(temp_file("lb_truncated.json", text.substr(0, text.size() / 2)))
-                .find("not JSON"),
-            std::string::npos);
+  EXPECT_NE(
+      message(temp_file("lb_truncated.json", text.substr(0, text.size() / 2))).find("not JSON"),
+      std::string::npos);
   const std::string result_file = std::string(CUDALAB_VIEWER_TEST_DATA) + "/bench_sample.json";
   EXPECT_NE(message(result_file).find("is no leaderboard"), std::string::npos)
       << message(result_file);
@@ -91,6 +93,25 @@ TEST(LeaderboardModel, RefusesOtherFilesNamingTheProblem) {
                 .find("field 'boards[0].overall[1].student' is missing"),
             std::string::npos)
       << message(temp_file("lb_missing.json", missing));
+}
+
+// The tab appears once a board is loaded (or failed to load: it says why),
+// between the lab's views and help, and --panel knows its name.
+TEST(LeaderboardModel, TheTabShowsOnceLoaded) {
+  UiState state;
+  EXPECT_EQ(shown_panels(state), (std::vector<Panel>{Panel::kBars, Panel::kHelp}));
+  load_leaderboard(state, kBoard);
+  ASSERT_TRUE(state.leaderboard.board);
+  EXPECT_EQ(shown_panels(state),
+            (std::vector<Panel>{Panel::kBars, Panel::kLeaderboard, Panel::kHelp}));
+  EXPECT_EQ(panel_from_name("leaderboard"), Panel::kLeaderboard);
+  EXPECT_EQ(unfinished_text(state, Panel::kLeaderboard), "");
+
+  UiState failed;
+  load_leaderboard(failed, "/nonexistent/leaderboard.json");
+  EXPECT_FALSE(failed.leaderboard.board);
+  EXPECT_NE(failed.leaderboard.error.find("cannot be opened"), std::string::npos);
+  EXPECT_TRUE(shown(failed, Panel::kLeaderboard));
 }
 
 }  // namespace
