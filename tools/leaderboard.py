@@ -100,8 +100,8 @@ def read(path):
     except UnicodeDecodeError as e:
         raise Rejected(f"is not text: {e}") from e
     except json.JSONDecodeError as e:
-        raise Rejected(f"is not JSON (truncated or malformed): {e.msg} at line {e.lineno} "
-                       f"column {e.colno}") from e
+        raise Rejected(f"is not JSON (truncated or malformed): {e.msg} (line {e.lineno}, "
+                       f"column {e.colno})") from e
     if not isinstance(data, dict):
         raise Rejected("is not a result file (not a JSON object)")
     schema = need(data, "schema", str, "")

@@ -45,18 +45,19 @@ void bars(const ScoreChart& chart) {
   const float bar_h = font * 1.5f, pitch = font * 2.1f, top = font * 1.4f;
   const float height = top + pitch * chart.bars.size();
   const float x0 = origin.x + label_w;
+  const float axis_w = bar_w * 0.95f;  // the anchor's line clear of the texts
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
     const ScoreBar& b = chart.bars[i];
     const float y = origin.y + top + pitch * i;
     dl->AddText(ImVec2(origin.x, y + (bar_h - font) / 2), ImGui::GetColorU32(ImGuiCol_Text),
                 b.label.c_str());
-    const float len = std::max(static_cast<float>(b.fraction * bar_w), 2.0f);
+    const float len = std::max(static_cast<float>(b.fraction * axis_w), 2.0f);
     dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + len, y + bar_h), to_imgui(kVersionBar));
     dl->AddText(ImVec2(x0 + bar_w + font * 0.5f, y + (bar_h - font) / 2),
                 ImGui::GetColorU32(ImGuiCol_Text), b.text.c_str());
   }
-  const float anchor_x = x0 + static_cast<float>(chart.anchor_at * bar_w);
+  const float anchor_x = x0 + static_cast<float>(chart.anchor_at * axis_w);
   dl->AddLine(ImVec2(anchor_x, origin.y + font), ImVec2(anchor_x, origin.y + height), kAnchorOther,
               2.0f);
   dl->AddText(ImVec2(anchor_x + 4, origin.y), kAnchorOther, "anchor = 1");
