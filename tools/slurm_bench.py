@@ -4,7 +4,7 @@ on a GPU node and copies the result file back (docs/course-staff.md,
 "Benchmarks on a Slurm cluster").
 
 Usage: slurm_bench.py NN [--ranks N] [--solution] [--slurm-partition P]
-         [--slurm-account A] [--slurm-time T] [--slurm-gpu-type G]
+         [--slurm-account A] [--slurm-time T] [--slurm-gpu-type G] [--slurm-cpus C]
          [--slurm-results DIR] [--slurm-script FILE] [--slurm-student NAME]
          [--slurm-config FILE] [--slurm-no-submit]
 
@@ -21,7 +21,7 @@ Defaults for the --slurm-* options come from a config file: --slurm-config,
 else $CUDALAB_SLURM_CONFIG, else cudalab-slurm.ini at the repository's root
 when there is one; an INI file with a [slurm] section whose keys are the
 options' names without --slurm- (partition, account, time, gpu-type,
-results, student). Options given on the command line win.
+cpus, results, student). Options given on the command line win.
 
 Every value is checked before anything is written: an unknown lab, a lab
 without a benchmark, ranks < 1, --ranks for a lab other than 04, or a value
@@ -51,7 +51,7 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 PARTITIONS = re.compile(rf"{NAME.pattern}(?:,{NAME.pattern})*")
 # Slurm's time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S.
 TIME = re.compile(r"\d+(?::\d{1,2}){0,2}|\d+-\d{1,2}(?::\d{1,2}){0,2}")
-CONFIG_KEYS = ("partition", "account", "time", "gpu-type", "results", "student")
+CONFIG_KEYS = ("partition", "account", "time", "gpu-type", "cpus", "results", "student")
 
 
 class Refused(Exception):
@@ -133,6 +133,8 @@ def render(args, root):
             "a Slurm account name (letters, digits, . _ -)")
     checked("--slurm-gpu-type", args.slurm_gpu_type, NAME,
             "a GPU type of the cluster's gres (letters, digits, . _ -, e.g. h100)")
+    cpus = checked("--slurm-cpus", args.slurm_cpus or "8", re.compile(r"[1-9]\d{0,3}"),
+                   "a CPU count (1 to 9999)")
     time = checked("--slurm-time", args.slurm_time or "00:30:00", TIME,
                    "a Slurm time limit (minutes, H:M:S or D-H:M:S)")
     student = args.slurm_student
@@ -161,7 +163,7 @@ def render(args, root):
                                 "".join(line + "\n" for line in optional))
     text = string.Template(template).substitute(
         lab=args.lab, bench_options=bench_options, script=shlex.quote(str(script)),
-        gres=gres, gpus=gpus, time=time,
+        gres=gres, gpus=gpus, cpus=cpus, time=time,
         log=results / f"slurm-lab{args.lab}-%j.out",
         root=shlex.quote(str(root)), results=shlex.quote(str(results)), student=student)
     return text, script, results

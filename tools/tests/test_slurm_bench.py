@@ -138,7 +138,7 @@ class SlurmBenchTest(unittest.TestCase):
         self.assertTrue(text.startswith("#!/bin/bash\n"))
         self.assertEqual(sbatch_lines(text), [
             "#SBATCH --job-name=cudalab-lab01", "#SBATCH --nodes=1", "#SBATCH --ntasks=1",
-            "#SBATCH --gres=gpu:h100:1", "#SBATCH --time=00:20:00",
+            "#SBATCH --cpus-per-task=8", "#SBATCH --gres=gpu:h100:1", "#SBATCH --time=00:20:00",
             f"#SBATCH --output={self.tree}/results/slurm-lab01-%j.out",
             "#SBATCH --partition=gpu", "#SBATCH --account=cs471"])
         # #SBATCH lines must come before the first command, or sbatch ignores them.
@@ -199,6 +199,7 @@ class SlurmBenchTest(unittest.TestCase):
             (["01", "--slurm-partition", "$(reboot)"], "is not a Slurm partition name"),
             (["01", "--slurm-account", "a`b`"], "--slurm-account 'a`b`' is not a Slurm account"),
             (["01", "--slurm-gpu-type", "h100 x"], "is not a GPU type"),
+            (["01", "--slurm-cpus", "0"], "--slurm-cpus '0' is not a CPU count"),
             (["01", "--slurm-time", "soon"], "--slurm-time 'soon' is not a Slurm time limit"),
             (["01", "--slurm-student", "../x"], "is not a name for the result file"),
             (["01", "--slurm-results", "my results"], "a folder name with white space"),
@@ -222,13 +223,14 @@ class SlurmBenchTest(unittest.TestCase):
 
     def test_config_file_and_command_line(self):
         config = self.tree / "cluster.ini"
-        config.write_text("[slurm]\npartition = a100q\naccount = cs\ntime = 10\n")
+        config.write_text("[slurm]\npartition = a100q\naccount = cs\ntime = 10\ncpus = 16\n")
         run = self.lab("bench", "01", "--slurm", "--slurm-no-submit", "--slurm-config",
                        str(config), "--slurm-time", "1-00:00:00")
         self.assertEqual(run.returncode, 0, run.stderr)
         text = (self.tree / "results/slurm/lab01-bench.sbatch").read_text()
         self.assertIn("#SBATCH --partition=a100q\n", text)
         self.assertIn("#SBATCH --time=1-00:00:00\n", text)  # the command line wins
+        self.assertIn("#SBATCH --cpus-per-task=16\n", text)
         self.assertEqual(self.log.read_text(), "")  # --slurm-no-submit
         config.write_text("[slurm]\npartitions = a\n")
         run = self.lab("bench", "01", "--slurm", "--slurm-config", str(config))
