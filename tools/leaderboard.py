@@ -49,6 +49,10 @@ WRONG_NOTE = re.compile(r"\b[1-9]\d* wrong elements\b")
 RATIO_TOLERANCE = 1e-9  # relative: the writer stores value / anchor as computed
 
 
+TYPE_NAMES = {str: "a string", dict: "an object", list: "an array", int: "an integer",
+              float: "a number", bool: "a boolean"}
+
+
 class Rejected(Exception):
     pass
 
@@ -66,16 +70,14 @@ def need(obj, key, kind, where):
     value = obj[key]
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        names = " or ".join(k.__name__.replace("str", "string").replace("dict", "object")
-                            .replace("list", "array").replace("float", "number")
-                            .replace("int", "integer") for k in kinds)
-        raise Rejected(f"field '{where}{key}' is not a {names}")
+        names = " or ".join(TYPE_NAMES[k] for k in kinds)
+        raise Rejected(f"field '{where}{key}' is not {names}")
     if isinstance(value, float) and not math.isfinite(value):
         raise Rejected(f"field '{where}{key}' is not finite")
     return value
 
 
-NUMBER = (int, float)
+NUMBER = (float, int)
 
 
 def gpu_model(data):
@@ -84,6 +86,8 @@ def gpu_model(data):
         raise Rejected("it ran on the CPU emulator (gpu is null): there is no GPU figure to rank")
     name = need(gpu, "name", str, "gpu.")
     gpus = data.get("gpus") or []
+    if not isinstance(gpus, list):
+        raise Rejected("field 'gpus' is not an array")
     models = {need(g, "name", str, f"gpus[{i}].") for i, g in enumerate(gpus)} | {name}
     if len(models) > 1:
         raise Rejected(f"its GPUs are of different models ({', '.join(sorted(models))}): "
@@ -137,11 +141,15 @@ def read(path):
         label = f"{name} {version} {'x'.join(map(str, shape))}"
         check = figure.get("check")
         if check is not None:
+            if not isinstance(check, dict):
+                raise Rejected(f"field '{where}check' is not an object")
             if need(check, "passed", bool, where + "check.") is not True:
                 what = check.get("what") or "no reason given"
                 raise Rejected(f"{where[:-1]} ({label}) failed its check: {what}")
         errors = figure.get("errors")
         if errors is not None:
+            if not isinstance(errors, dict):
+                raise Rejected(f"field '{where}errors' is not an object")
             for key in ("max_abs", "max_rel", "normwise"):
                 if errors.get(key) is not None:
                     error = need(errors, key, NUMBER, where + "errors.")

@@ -114,6 +114,37 @@ class LeaderboardTest(unittest.TestCase):
         self.assertIn("anchor = 1", page)
         self.assertIn("bob", page)
 
+    def test_malformed_fields_are_reasons_not_crashes(self):
+        def variant(change):
+            result = copy.deepcopy(H100)
+            change(result, result["figures"][first_lab_figure(result)])
+            return result
+        cases = {
+            "a-lab06.json": ([], "not a JSON object"),
+            "b-lab06.json": ({"schema": "cudalab.result/2"}, "field 'lab' is missing"),
+            "c-lab06.json": (variant(lambda r, f: r.update(figures={})),
+                             "field 'figures' is not an array"),
+            "d-lab06.json": (variant(lambda r, f: r.update(figures=[1])),
+                             "field 'figures[0].name' is missing"),
+            "e-lab06.json": (variant(lambda r, f: f.update(errors="small")), "errors' is not an object"),
+            "f-lab06.json": (variant(lambda r, f: f.update(check="passed")), "check' is not an object"),
+            "g-lab06.json": (variant(lambda r, f: r.update(gpus={"name": "NVIDIA H100"})), "field 'gpus' is not an array"),
+            "h-lab06.json": (variant(lambda r, f: r["anchors"][0].update(name=1)),
+                             "field 'anchors[0].name' is not a string"),
+            "i-lab06.json": (variant(lambda r, f: f.update(fraction_of=5)),
+                             "fraction_of.anchor' is missing"),
+            "j-lab06.json": (variant(lambda r, f: f.update(value=True)), "value' is not a number or an integer"),
+            "k-lab06.json": (variant(lambda r, f: r.update(schema="cudalab.result/9")),
+                             "schema 'cudalab.result/9'"),
+        }
+        paths = [self.plant(name, content) for name, (content, _) in cases.items()]
+        run, board, _ = self.run_tool(*paths)
+        self.assertNotIn("Traceback", run.stderr)
+        self.assertEqual(run.returncode, 1)
+        reasons = {pathlib.Path(r["file"]).name: r["reason"] for r in board["rejected"]}
+        for name, (_, reason) in cases.items():
+            self.assertIn(reason, reasons[name], name)
+
     def test_gpu_option_picks_the_board(self):
         paths = [self.plant("alice-lab06-1.json", H100), self.plant("carol-lab06-3.json", H200)]
         run, board, _ = self.run_tool(*paths, "--gpu", "NVIDIA H200")
