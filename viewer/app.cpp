@@ -12,8 +12,9 @@ void panel_tab(UiState& state, Panel panel, const char* title, void (*draw)(UiSt
       state.select_panel_tab && state.panel == panel ? ImGuiTabItemFlags_SetSelected : 0;
   // The lab may name the tab; "###" keeps its id the view's whatever it says.
   const LabSource* lab = state.lab_source();
-  const std::string named =
-      lab && panel != Panel::kHelp ? lab->tab_title(static_cast<View>(panel)) : "";
+  const std::string named = lab && static_cast<int>(panel) <= static_cast<int>(Panel::kPipeline)
+                                ? lab->tab_title(static_cast<View>(panel))
+                                : "";
   const std::string label = (named.empty() ? std::string(title) : named) + "###" + title;
   if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
     if (!state.select_panel_tab) state.panel = panel;
@@ -69,6 +70,8 @@ void draw_frame(UiState& state) {
       panel_tab(state, Panel::kSwizzle, "TMA swizzle", draw_swizzle_panel);
     if (shown(state, Panel::kPipeline))
       panel_tab(state, Panel::kPipeline, "Async pipeline", draw_pipeline_panel);
+    if (shown(state, Panel::kLeaderboard))
+      panel_tab(state, Panel::kLeaderboard, "Leaderboard", draw_leaderboard_panel);
     panel_tab(state, Panel::kHelp, "Help", draw_help_panel);
     ImGui::EndTabBar();
   }

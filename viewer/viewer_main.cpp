@@ -31,6 +31,7 @@ struct Options {
   std::string block = "256";
   std::string grid;  // empty: the lab's grid for the problem
   std::string results;
+  std::string leaderboard;                // ./lab leaderboard's leaderboard.json
   std::string screenshot, layout, panel;  // panel empty: the first tab
   std::size_t step = 0, program = 0;
   std::optional<int> lane;  // fragments: the lane that stands out
@@ -83,7 +84,8 @@ std::optional<std::string> apply(const Options& o, UiState& state) {
   if (state.lab_source() && o.version >= state.lab_source()->versions().size())
     return "--version must be below " + std::to_string(state.lab_source()->versions().size());
   state.request.version = o.version;
-  if (!o.results.empty()) load_results(state, o.results);  // may add the timeline tab
+  if (!o.results.empty()) load_results(state, o.results);              // may add the timeline tab
+  if (!o.leaderboard.empty()) load_leaderboard(state, o.leaderboard);  // adds its tab
   // The lab's first view (lab 04: the ring's timeline, not its bars, which
   // need a result file); without a lab, the first tab.
   const LabSource* lab = state.lab_source();
@@ -144,6 +146,8 @@ int run_viewer(int argc, char** argv, std::vector<std::unique_ptr<LabSource>> la
   cli.add_option("--block", o.block, "blockDim X[,Y[,Z]]");
   cli.add_option("--grid", o.grid, "gridDim X[,Y[,Z]] (default: the lab's grid for the problem)");
   cli.add_option("--results", o.results, "a `./lab bench` result file for the timing view");
+  cli.add_option("--leaderboard", o.leaderboard,
+                 "`./lab leaderboard`'s leaderboard.json for the leaderboard view");
   cli.add_option("--screenshot", o.screenshot, "render off-screen, write this PNG and exit");
   cli.add_option("--panel", o.panel, "the view to open: " + panel_names());
   cli.add_option("--step", o.step, "tile walk: the step to show");

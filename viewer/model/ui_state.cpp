@@ -29,6 +29,10 @@ std::vector<Panel> shown_panels(const UiState& state) {
   for (int p = 0; p < kPanelCount; ++p) {
     const auto panel = static_cast<Panel>(p);
     if (panel == Panel::kHelp || (lab == nullptr && panel == Panel::kBars)) continue;
+    if (panel == Panel::kLeaderboard) {
+      if (state.leaderboard.board || !state.leaderboard.error.empty()) panels.push_back(panel);
+      continue;
+    }
     if ((lab != nullptr && shows(*lab, static_cast<View>(p))) ||
         (panel == Panel::kTimeline && file_timelines) || (panel == Panel::kErrors && file_errors))
       panels.push_back(panel);
@@ -43,7 +47,7 @@ bool shown(const UiState& state, Panel panel) {
 }
 
 std::string unfinished_text(const UiState& state, Panel panel) {
-  if (panel == Panel::kHelp) return {};
+  if (panel == Panel::kHelp || panel == Panel::kLeaderboard) return {};
   const auto it = state.unfinished.find(static_cast<View>(panel));
   return it == state.unfinished.end() ? std::string() : it->second;
 }
@@ -185,6 +189,22 @@ bool collect_run(UiState& state, bool wait) {
     return true;
   take(state, state.run_in_flight.get());
   return false;
+}
+
+void load_leaderboard(UiState& state, const std::string& path) {
+  LeaderboardState& l = state.leaderboard;
+  l.path = path;
+  auto loaded = cudalab::viewer::load_leaderboard(path);
+  if (auto* error = std::get_if<std::string>(&loaded)) {
+    l.error = *error;
+    l.board.reset();
+    std::cerr << "cudalab_view: " << *error << "\n";
+    return;
+  }
+  l.error.clear();
+  l.board = std::move(std::get<Leaderboard>(loaded));
+  l.selected = 0;
+  l.figure.reset();
 }
 
 void load_results(UiState& state, const std::string& path) {

@@ -15,12 +15,14 @@
 #include "indexing_model.hpp"
 #include "kernel_run.hpp"
 #include "lab_source.hpp"
+#include "leaderboard_model.hpp"
 #include "tile_walk_model.hpp"
 #include "timeline_model.hpp"
 
 namespace cudalab::viewer {
 
-// The window's tabs: one per typed view, in View's order, then help.
+// The window's tabs: one per typed view, in View's order, then the
+// leaderboard (no lab's view: shown when one is loaded), then help.
 enum class Panel {
   kIndexing,
   kCoalescing,
@@ -33,12 +35,13 @@ enum class Panel {
   kTraffic,
   kSwizzle,
   kPipeline,
+  kLeaderboard,
   kHelp
 };
-inline constexpr const char* kPanelNames[] = {"indexing", "coalescing", "bits",     "fragments",
-                                              "timing",   "timeline",   "errors",   "tiles",
-                                              "traffic",  "swizzle",    "pipeline", "help"};
-inline constexpr int kPanelCount = 12;
+inline constexpr const char* kPanelNames[] = {
+    "indexing", "coalescing", "bits",    "fragments", "timing",      "timeline", "errors",
+    "tiles",    "traffic",    "swizzle", "pipeline",  "leaderboard", "help"};
+inline constexpr int kPanelCount = 13;
 std::optional<Panel> panel_from_name(const std::string& name);
 // "indexing, coalescing, ..., help": for messages.
 std::string panel_names();
@@ -93,6 +96,15 @@ struct TimingState {
   std::optional<BenchResult> result;
   std::string error;        // why the last load failed
   std::size_t problem = 0;  // index into problems(*result)
+};
+
+// The leaderboard tab: `./lab leaderboard`'s leaderboard.json.
+struct LeaderboardState {
+  std::string path;
+  std::string error;  // why the file could not be read
+  std::optional<Leaderboard> board;
+  std::size_t selected = 0;           // which board (lab)
+  std::optional<std::size_t> figure;  // a figure's ranking instead of the scores
 };
 
 // Which timeline the timeline view shows: the last run's, or one of the
@@ -185,6 +197,7 @@ struct UiState {
   IndexingState indexing;
   CoalescingState coalescing;
   TimingState timing;
+  LeaderboardState leaderboard;
   TimelineState timeline_view;
   TileWalkState tile_walk;
   ErrorsState errors_view;
@@ -195,8 +208,9 @@ struct UiState {
   LabSource* lab_source() const { return labs.empty() ? nullptr : labs[lab].get(); }
 };
 
-// The tabs of the selected lab's views, then help; without a lab, the bars
-// (a result file needs no lab) and help. A result file with timelines adds
+// The tabs of the selected lab's views, then the leaderboard where one is
+// loaded, then help; without a lab, the bars (a result file needs no lab)
+// and help. A result file with timelines adds
 // the timeline, one with error_vs_k figures the error plot.
 std::vector<Panel> shown_panels(const UiState& state);
 bool shown(const UiState& state, Panel panel);
@@ -226,6 +240,11 @@ void start_pending_run(UiState& state);
 // run keeps the previous one on screen and sets run_error. Returns whether a
 // run is still in flight.
 bool collect_run(UiState& state, bool wait);
+
+// Loads `./lab leaderboard`'s leaderboard.json into state.leaderboard (the
+// leaderboard tab shows once one is loaded); on failure sets
+// leaderboard.error and writes it to stderr.
+void load_leaderboard(UiState& state, const std::string& path);
 
 // Loads a bench result file into state.timing; on failure keeps the app
 // running, sets timing.error and writes it to stderr.

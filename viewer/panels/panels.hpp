@@ -17,6 +17,7 @@ void draw_bit_layout_panel(UiState& state);
 void draw_fragment_panel(UiState& state);
 void draw_swizzle_panel(UiState& state);
 void draw_pipeline_panel(UiState& state);
+void draw_leaderboard_panel(UiState& state);
 void draw_help_panel(UiState& state);
 
 // A timeline's title, legend, the lab's note on `view`, and its rows of

@@ -566,7 +566,7 @@ RunRequest request_for(const LabSource& lab, const std::string& shape,
 }
 
 int main(int argc, char** argv) {
-  std::string image_path, layout_path, panel, shape, block = "256", grid, results;
+  std::string image_path, layout_path, panel, shape, block = "256", grid, results, leaderboard;
   std::vector<std::string> params;
   std::size_t version = 0, step = 0, program = 0;
   std::optional<int> lane;
@@ -587,6 +587,7 @@ int main(int argc, char** argv) {
   cli.add_option("--block", block);
   cli.add_option("--grid", grid);
   cli.add_option("--results", results);
+  cli.add_option("--leaderboard", leaderboard);
   CLI11_PARSE(cli, argc, argv);
 
   try {
@@ -601,6 +602,10 @@ int main(int argc, char** argv) {
                std::to_string(100 * dominant / total) + "%");
 
     if (panel == "timing") check_timing(image, layout, results);
+    if (panel == "leaderboard") {  // a bar per ranked student, in the bars' colour
+      const auto bar = all.find({kVersionBar.r, kVersionBar.g, kVersionBar.b});
+      expect(bar != all.end() && bar->second > 200, "the leaderboard draws its score bars");
+    }
     if (panel == "errors" && !results.empty()) {  // the result file's error_vs_k or busbw figures
       const auto loaded = load_bench_result(results);
       if (const auto* error = std::get_if<std::string>(&loaded)) throw std::runtime_error(*error);

@@ -13,7 +13,8 @@ name things that exist:
     CMakePresets.json (that is where `cmake --preset <preset>` builds);
   - a file it reads (`--results FILE`) exists from the top of the tree, or is
     a placeholder (`RESULT.json`, `results/lab01-<time>.json`), for which the
-    lab's measurement in docs/results/ stands in;
+    lab's measurement in docs/results/ stands in; `--leaderboard FILE` must
+    exist from the top of the tree;
   - a bare `cudalab_view` is not on anyone's PATH: it fails.
 Other shell lines (`./lab run 05`, `ctest ...`, `ssh ...`) are not viewer
 commands; they are listed as not run. Exit status 0 when every viewer command
@@ -120,6 +121,11 @@ def plan(command, root, viewer, scratch, count):
                 args[i + 1] = stand_in(root, lab)
             else:
                 return None, f"--results {path}: no such file"
+        if word == "--leaderboard":  # ./lab leaderboard's leaderboard.json
+            path = args[i + 1]
+            if not os.path.exists(os.path.join(root, path)):
+                return None, f"--leaderboard {path}: no such file"
+            args[i + 1] = os.path.join(root, path)
         if word in OUTPUT_OPTIONS:  # written, not read: into the scratch folder
             args[i + 1] = os.path.join(scratch, f"{count}-{os.path.basename(args[i + 1])}")
     if "--screenshot" not in args:
