@@ -276,8 +276,9 @@ endfunction()
 # <prefix>_EXERCISES (numbers graded by GoogleTest), <prefix>_PYTEST
 # (number;tests-file pairs), <prefix>_RUN_LIST (the C++ initialiser of
 # LabInfo::exercises), <prefix>_GPU_LIBRARIES, <prefix>_INTERPRETER,
-# <prefix>_VIEWS, <prefix>_BENCH and <prefix>_TEST_SCENARIOS (file names); a descriptor that is not what
-# cudalab_add_lab describes is a configure error naming the problem.
+# <prefix>_VIEWS, <prefix>_BENCH and <prefix>_TEST_SCENARIOS (file names);
+# a descriptor that is not what cudalab_add_lab describes is a configure
+# error naming the problem.
 # cudalab_json_strings(<out> <json> <member>...): the JSON array of strings
 # at <member>... as a CMake list (empty for an empty array).
 function(cudalab_json_strings out json)
@@ -397,7 +398,8 @@ function(cudalab_add_lab dir)
   set(scenarios "")
   foreach(file IN LISTS described_TEST_SCENARIOS)
     if(NOT EXISTS "${root}/tests/${dir}/${file}")
-      message(FATAL_ERROR "cudalab_add_lab(${dir}): tests/${dir}/${file} (test_scenarios) is missing")
+      message(FATAL_ERROR
+              "cudalab_add_lab(${dir}): tests/${dir}/${file} (test_scenarios) is missing")
     endif()
     list(APPEND scenarios "${root}/tests/${dir}/${file}")
   endforeach()
