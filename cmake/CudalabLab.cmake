@@ -18,6 +18,12 @@
 #   views             the viewer's views of the lab (viewer/model/ui_state.hpp
 #                     names them), in tab order
 #   bench             whether harness/NN_name/bench_main.cu times the lab
+#   test_scenarios    (optional) files of tests/NN_name/ built into each
+#                     backend after backend_impl.hpp: experiments only the
+#                     tests run, bound as entry points by the
+#                     bind_test_scenarios(cudalab::harness::EntryBinder&)
+#                     they define, so the harness holds only what the
+#                     tests, the benchmark and the viewer share
 # Expects (a missing folder is a configure error)
 #   labs/NN_name/        the student's files (kernels in .cuh headers)
 #   solutions/NN_name/   the same file names, complete
@@ -94,11 +100,13 @@ endfunction()
 
 # cudalab_lab_backends(<target> <code_dir> <harness_dir> NUMBER <NN> [REFERENCE] [INTERPRETER]
 #                      [GPU_SIDE_OF <target>] [GPU_LIBRARIES <lib>...]
-#                      [EMU_SOURCES <file>...])
+#                      [EMU_SOURCES <file>...] [TEST_SCENARIOS <file>...])
 #
 # A lab's two backends over the lab code in <code_dir>, each one generated
 # translation unit (lab_backend_factories.cpp.in) that includes the harness's
-# backend_impl.hpp and defines the lab's factories: <target>_gpu by nvcc;
+# backend_impl.hpp, then the TEST_SCENARIOS files (the descriptor's
+# test_scenarios, rewritten for the emulator like the harness's headers),
+# and defines the lab's factories: <target>_gpu by nvcc;
 # <target> by the host compiler over copies of the harness headers and of
 # the lab's kernel files in which the triple-chevron launches and __shared__ declarations
 # became emulator calls (cmake/CudalabEmuRewrite.cmake), instrumented
@@ -114,7 +122,7 @@ endfunction()
 # the lab's make_[reference_]interpreter_backend() and links <target>.
 function(cudalab_lab_backends target code_dir harness)
   cmake_parse_arguments(PARSE_ARGV 3 ARG "REFERENCE;INTERPRETER" "GPU_SIDE_OF;NUMBER"
-                        "GPU_LIBRARIES;EMU_SOURCES")
+                        "GPU_LIBRARIES;EMU_SOURCES;TEST_SCENARIOS")
   file(GLOB code_files CONFIGURE_DEPENDS "${code_dir}/*.cuh" "${code_dir}/*.hpp" "${code_dir}/*.h")
   file(GLOB harness_files CONFIGURE_DEPENDS "${harness}/*.hpp" "${harness}/*.cuh"
        "${harness}/given/*.hpp" "${harness}/given/*.cuh")
@@ -123,6 +131,27 @@ function(cudalab_lab_backends target code_dir harness)
                       FILES ${code_files})
   cudalab_emu_rewrite(emu_dir harness_copies BASE_DIR "${harness}" OUT_DIR "${out}"
                       FILES ${harness_files})
+  # The tests' experiments sit beside the harness's copies, so that their
+  # quoted #includes (backend_impl.hpp, the lab's files) find the same copies.
+  set(scenario_copies "")
+  set(tests_dir "")
+  set(TEST_SCENARIO_INCLUDES "")
+  set(HAS_TEST_SCENARIOS 0)
+  if(ARG_TEST_SCENARIOS)
+    list(GET ARG_TEST_SCENARIOS 0 first_scenario)
+    get_filename_component(tests_dir "${first_scenario}" DIRECTORY)
+    cudalab_emu_rewrite(emu_dir scenario_copies BASE_DIR "${tests_dir}" OUT_DIR "${out}"
+                        FILES ${ARG_TEST_SCENARIOS})
+    foreach(file IN LISTS ARG_TEST_SCENARIOS)
+      get_filename_component(name "${file}" NAME)
+      if(EXISTS "${harness}/${name}" OR EXISTS "${code_dir}/${name}")
+        message(FATAL_ERROR "${file} (test_scenarios) has the name of a harness or lab "
+                            "file: its copy for the emulator would take that one's place")
+      endif()
+      string(APPEND TEST_SCENARIO_INCLUDES "#include \"${name}\"\n")
+    endforeach()
+    set(HAS_TEST_SCENARIOS 1)
+  endif()
   # Each backend's one translation unit: the factories of LabBackend
   # (backend_impl.hpp), the same for every lab, generated
   # (lab_backend_factories.cpp.in). The emulator's is compiled among the
@@ -132,7 +161,8 @@ function(cudalab_lab_backends target code_dir harness)
   # still be found first by the copies' quoted #includes: remove it.
   file(GLOB_RECURSE copies_present LIST_DIRECTORIES false "${out}/*.hpp" "${out}/*.cuh" "${out}/*.h")
   foreach(copy IN LISTS copies_present)
-    if(NOT copy IN_LIST harness_copies AND NOT copy IN_LIST code_copies)
+    if(NOT copy IN_LIST harness_copies AND NOT copy IN_LIST code_copies
+       AND NOT copy IN_LIST scenario_copies)
       file(REMOVE "${copy}")
     endif()
   endforeach()
@@ -148,7 +178,7 @@ function(cudalab_lab_backends target code_dir harness)
   configure_file("${PROJECT_SOURCE_DIR}/cmake/lab_backend_factories.cpp.in"
                  "${out}/backend_emu.cpp" @ONLY)
   add_library(${target} STATIC "${out}/backend_emu.cpp" ${harness_copies} ${code_copies}
-                               ${ARG_EMU_SOURCES})
+                               ${scenario_copies} ${ARG_EMU_SOURCES})
   cudalab_emu_instrument(${target} "${out}/backend_emu.cpp")
   # Lab code finds what the lab gives it (given/) by name, as the copies.
   target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${out}/given" "${code_dir}")
@@ -199,7 +229,7 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return not_bui
                    "${CMAKE_CURRENT_BINARY_DIR}/${gpu_side}/backend_gpu.cu" @ONLY)
     add_library(${gpu_side} STATIC "${CMAKE_CURRENT_BINARY_DIR}/${gpu_side}/backend_gpu.cu")
     target_include_directories(${gpu_side} PUBLIC "${harness}" PRIVATE "${harness}/given"
-                                                                       "${code_dir}")
+                                                                       "${code_dir}" ${tests_dir})
     target_link_libraries(${gpu_side} PUBLIC cudalab::harness ${ARG_GPU_LIBRARIES})
     # Hopper's architecture-specific instructions (wgmma, setmaxnreg: lab
     # 02's exercise 7) exist only in code built for sm_90a, which runs on the
@@ -246,8 +276,9 @@ endfunction()
 # <prefix>_EXERCISES (numbers graded by GoogleTest), <prefix>_PYTEST
 # (number;tests-file pairs), <prefix>_RUN_LIST (the C++ initialiser of
 # LabInfo::exercises), <prefix>_GPU_LIBRARIES, <prefix>_INTERPRETER,
-# <prefix>_VIEWS and <prefix>_BENCH; a descriptor that is not what
-# cudalab_add_lab describes is a configure error naming the problem.
+# <prefix>_VIEWS, <prefix>_BENCH and <prefix>_TEST_SCENARIOS (file names);
+# a descriptor that is not what cudalab_add_lab describes is a configure
+# error naming the problem.
 # cudalab_json_strings(<out> <json> <member>...): the JSON array of strings
 # at <member>... as a CMake list (empty for an empty array).
 function(cudalab_json_strings out json)
@@ -310,6 +341,11 @@ function(cudalab_read_lab_descriptor file prefix)
   cudalab_json_strings(views "${json}" views)
   string(JSON interpreter GET "${json}" tile_interpreter)
   string(JSON bench GET "${json}" bench)
+  string(JSON scenarios_type ERROR_VARIABLE missing TYPE "${json}" test_scenarios)
+  set(scenarios "")
+  if(NOT missing)
+    cudalab_json_strings(scenarios "${json}" test_scenarios)
+  endif()
   set(${prefix}_EXERCISES "${gtest}" PARENT_SCOPE)
   set(${prefix}_PYTEST "${pytest}" PARENT_SCOPE)
   set(${prefix}_RUN_LIST "${run_list}" PARENT_SCOPE)
@@ -317,6 +353,7 @@ function(cudalab_read_lab_descriptor file prefix)
   set(${prefix}_INTERPRETER "${interpreter}" PARENT_SCOPE)
   set(${prefix}_VIEWS "${views}" PARENT_SCOPE)
   set(${prefix}_BENCH "${bench}" PARENT_SCOPE)
+  set(${prefix}_TEST_SCENARIOS "${scenarios}" PARENT_SCOPE)
 endfunction()
 
 function(cudalab_add_lab dir)
@@ -358,6 +395,17 @@ function(cudalab_add_lab dir)
   if(NOT test_sources)
     message(FATAL_ERROR "cudalab_add_lab(${dir}): tests/${dir}/ has no .cpp file")
   endif()
+  set(scenarios "")
+  foreach(file IN LISTS described_TEST_SCENARIOS)
+    if(NOT EXISTS "${root}/tests/${dir}/${file}")
+      message(FATAL_ERROR
+              "cudalab_add_lab(${dir}): tests/${dir}/${file} (test_scenarios) is missing")
+    endif()
+    list(APPEND scenarios "${root}/tests/${dir}/${file}")
+  endforeach()
+  if(scenarios)
+    set(scenarios TEST_SCENARIOS ${scenarios})
+  endif()
 
   # The tests see the harness, never the lab code: one build serves both variants.
   add_library(${lab}_tests OBJECT ${test_sources})
@@ -367,7 +415,7 @@ function(cudalab_add_lab dir)
   # One reference build serves every variant.
   set(reference ${lab}_backends_reference)
   cudalab_lab_backends(${reference} "${root}/solutions/${dir}" "${harness}" REFERENCE NUMBER ${number}
-                       ${interpreter} GPU_LIBRARIES ${ARG_GPU_LIBRARIES})
+                       ${interpreter} GPU_LIBRARIES ${ARG_GPU_LIBRARIES} ${scenarios})
 
   set(variants graded)
   if(CUDALAB_CHECK_SKELETONS)
@@ -408,7 +456,7 @@ function(cudalab_add_lab dir)
     endif()
     set(backends ${lab}_backends_${variant})
     cudalab_lab_backends(${backends} "${code_dir}" "${harness}" ${gpu_side} ${interpreter} NUMBER ${number}
-                         GPU_LIBRARIES ${ARG_GPU_LIBRARIES})
+                         GPU_LIBRARIES ${ARG_GPU_LIBRARIES} ${scenarios})
 
     add_executable(${test_target} $<TARGET_OBJECTS:${lab}_tests>)
     target_link_libraries(${test_target} PRIVATE ${backends} ${reference} cudalab_harness_main

@@ -11,6 +11,7 @@ around it is checked here:
   title, the student's files it edits (present in labs/ and solutions/) and
   its entry points (named in those files); graded_by "pytest" names a test
   file in tests/NN_name/; views the viewer has; bench a boolean;
+  test_scenarios (optional) headers of tests/NN_name/ that exist;
 - the TODO(exK) regions of labs/NN_name/: one exercise number per region,
   each K an exercise of the descriptor and inside one of its files, and
   every exercise has a region;
@@ -42,6 +43,7 @@ HEADING = re.compile(r"^#{2,4}\s+(?:Exercise\s+)?(\d+)(?:\.|:|\s|$)(.*)$")
 TABLE_ROW = re.compile(r"^\|\s*(\d+)\s*\|(.*)$")
 README_LAB_ROW = re.compile(r"^\|\s*(\d\d) ([^|]+?)\s*\|(.*)$")
 KEYS = {"exercises", "gpu_libraries", "tile_interpreter", "views", "bench"}
+OPTIONAL_KEYS = {"test_scenarios"}
 EXERCISE_KEYS = {"number", "title", "files", "entry_points", "graded_by", "tests"}
 
 
@@ -62,8 +64,9 @@ def load(path, problems):
     except (OSError, ValueError) as error:
         problems.append(f"{path}: not a readable descriptor ({error})")
         return None
-    if not isinstance(descriptor, dict) or set(descriptor) != KEYS:
-        problems.append(f"{path}: the keys are {sorted(KEYS)}")
+    if not isinstance(descriptor, dict) or not KEYS <= set(descriptor) <= KEYS | OPTIONAL_KEYS:
+        problems.append(f"{path}: the keys are {sorted(KEYS)} (and optionally "
+                        f"{sorted(OPTIONAL_KEYS)})")
         return None
     return descriptor
 
@@ -112,7 +115,24 @@ def check_descriptor(root, lab, descriptor, views, problems):
     if not isinstance(descriptor["bench"], bool) or not isinstance(
             descriptor["tile_interpreter"], bool):
         problems.append(f"{where}: bench and tile_interpreter are true or false")
+    check_test_scenarios(root, lab, descriptor.get("test_scenarios", []), problems)
     return good
+
+
+def check_test_scenarios(root, lab, names, problems):
+    """The tests' experiments each backend builds: headers of tests/NN_name/ (a
+    .cpp there is compiled into the test program, which never sees lab code)."""
+    where = f"harness/{lab}/lab.json"
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        problems.append(f"{where}: test_scenarios is a list of file names in tests/{lab}/")
+        return
+    for name in names:
+        if pathlib.PurePath(name).suffix not in (".hpp", ".cuh", ".h") or "/" in name:
+            problems.append(f"{where}: test_scenarios names {name}, not a header of tests/{lab}/ "
+                            f"(each backend includes it; the test program compiles the .cpp files)")
+        elif not (root / "tests" / lab / name).is_file():
+            problems.append(f"{where}: test_scenarios names tests/{lab}/{name}, which does not "
+                            f"exist")
 
 
 def check_regions(root, lab, exercises, problems):

@@ -6,10 +6,11 @@
 // memory around the student's code, runs it observed and reports what came
 // out: values, and when (spans from CUDA events: GPU time on the GPU, the
 // emulator's modelled clock on the emulator, where cudaEventElapsedTime
-// reads it).
+// reads it). Here are the experiments the tests, the benchmark and the
+// viewer share; those only the tests run are entry points the tests declare
+// beside them (tests/03_streams/scenarios.hpp).
 #pragma once
 
-#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,40 +43,6 @@ struct Consumed : Timed {
   bool pointer_reused = false;  // exercises 3, 4: the next allocation got A's block
 };
 
-// Exercise 3: how the lecture's consumer stream keeps the allocator from
-// handing its block to the next tensor too early.
-enum class ReuseGuard {
-  none,           // free at once: the hazard
-  record_stream,  // allocator.record_stream(block, side) before the free
-  wait_stream,    // the default stream waits for the side stream before the free
-};
-
-struct AllocatorReuse {
-  bool same_stream_reuses = false;   // freed on s, allocated again on s: the same block
-  bool other_stream_reuses = false;  // freed on s, allocated on t: the same block (wrong)
-  bool other_size_reuses = false;    // freed, allocated with another size: the same block
-  std::size_t reserved_after = 0;    // reserved bytes after these calls
-};
-// record_stream's finer rules, each with a fresh allocator; "busy" streams
-// run a spin of busy_ms and then read the block.
-struct RecordStreamRules {
-  Observation observation;
-  // record_stream(A, A's own stream), free, allocate there: A again (right).
-  bool own_stream_record_reused = false;
-  // recorded on t, t busy, A's own stream synchronised on the host, allocate
-  // there: A (wrong: t still reads it).
-  bool reused_while_recorded_stream_busy = false;
-  // recorded on an idle stream and then on a busy one, or the other way
-  // round: A (wrong both times).
-  bool reused_while_second_recorded_stream_busy = false;
-  bool reused_while_first_recorded_stream_busy = false;
-  // recorded on t, freed, everything synchronised, allocated again: A (right).
-  bool reused_once_recorded_work_done = false;
-  // that second life of A is not recorded on t; t busy, free, allocate: A
-  // again at once (right: t no longer uses it).
-  bool reused_after_unrecorded_life = false;
-};
-
 // Exercise 5: the student's chunk_of, and the pipeline's output with one
 // span per non-empty chunk (row "stream k").
 struct ChunkRange {
@@ -100,12 +67,6 @@ class Backend : public cudalab::harness::EntryBackend {
   // Exercise 1: three spins with the student's make_stream and
   // default_stream_for (ThreeSpins).
   virtual ThreeSpins three_spins(StreamKind kind, double spin_ms) = 0;
-  // The student's streams' rules beyond the three spins, with spins of
-  // spin_ms: "spin" on s, then on the legacy default stream (which waits for
-  // a blocking s); on the kind's default stream, then on an ordinary stream
-  // t the harness makes with cudaStreamCreate (which waits for the legacy
-  // default stream, not for the per-thread one). Rows s, legacy, default, t.
-  virtual Timed stream_rules(StreamKind kind, double spin_ms) = 0;
 
   // Exercise 2: A (n floats, allocated before and set to 0) is filled with
   // 1 by the student's produce_then_consume after a spin of delay_ms on the
@@ -113,26 +74,6 @@ class Backend : public cudalab::harness::EntryBackend {
   // independent_ms on a third stream. Spans "producer" (the delay spin and
   // the fill, row default) and "independent" (row other).
   virtual Consumed producer_consumer(int n, double delay_ms, double independent_ms) = 0;
-
-  // Exercise 3: the student's CachingAllocator.
-  virtual AllocatorReuse allocator_reuse(std::size_t bytes) = 0;
-  // record_stream's finer rules (RecordStreamRules) with blocks of n floats.
-  virtual RecordStreamRules record_stream_rules(int n, double busy_ms) = 0;
-  // The lecture's hazard: A (n floats, ones) from the allocator on the
-  // default stream, summed on a side stream after a spin of consumer_delay_ms
-  // there, protected by `guard`, freed; then B of the same size on the
-  // default stream, filled with 2.
-  virtual Consumed reuse_hazard(int n, ReuseGuard guard, double consumer_delay_ms) = 0;
-  // The reserved bytes after each of `iterations` rounds of the hazard with
-  // record_stream (the side stream synchronised at the end of each round).
-  virtual std::vector<std::size_t> reserved_over_iterations(int iterations, int n) = 0;
-
-  // Exercise 4: the student's produce_consume_free (n floats) with the side
-  // stream's sum delayed by consumer_delay_ms, then B of the same size from
-  // cudaMallocAsync on the default stream, filled with 2, and independent_ms
-  // of work on a third stream. Spans "consumer" (the side stream's delay
-  // spin and sum, row side) and "independent" (row other).
-  virtual Consumed free_async_hazard(int n, double consumer_delay_ms, double independent_ms) = 0;
 
   // Exercise 5: the student's pipeline over `streams` streams, in pinned
   // host memory (pageable with pinned = false: the benchmark's comparison);

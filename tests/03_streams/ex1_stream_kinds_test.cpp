@@ -19,6 +19,7 @@
 
 #include "cudalab/harness/run_log.hpp"
 #include "lab03_test_support.hpp"
+#include "scenarios.hpp"
 
 namespace lab03 {
 namespace {
@@ -76,7 +77,7 @@ TEST_P(Ex1StreamKinds, Ex1_NonBlockingAndPerThreadOverlapTheDefaultStream) {
 TEST_P(Ex1StreamKinds, Ex1_EachKindsStreamsWaitAsCudaSays) {
   for (StreamKind kind : kinds) {
     SCOPED_TRACE(to_string(kind));
-    const harness::Timed r = backend().stream_rules(kind, kSpinMs);
+    const harness::Timed r = backend().call(harness::entry::stream_rules, kind, kSpinMs);
     ASSERT_TRUE(ran(r.observation));
     ASSERT_EQ(r.spans.size(), 4u) << describe(r.spans);
     const harness::Span &side = r.spans[0], &legacy_after_side = r.spans[1];

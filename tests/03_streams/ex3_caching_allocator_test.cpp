@@ -24,6 +24,7 @@
 #include <cstddef>
 
 #include "lab03_test_support.hpp"
+#include "scenarios.hpp"
 
 namespace lab03 {
 namespace {
@@ -41,7 +42,7 @@ class Ex3CachingAllocator : public OnBackend {
 TEST_P(Ex3CachingAllocator, Ex3_FreedBlocksAreReusedOnTheirOwnStreamOnly) {
   for (std::size_t bytes : {std::size_t{1}, std::size_t{4096}, std::size_t{100003}}) {
     SCOPED_TRACE(std::to_string(bytes) + " bytes");
-    const harness::AllocatorReuse r = backend().allocator_reuse(bytes);
+    const harness::AllocatorReuse r = backend().call(harness::entry::allocator_reuse, bytes);
     EXPECT_TRUE(r.same_stream_reuses) << "freed on s, allocated again on s: the same block";
     EXPECT_FALSE(r.other_stream_reuses) << "a block freed on s must not go to stream t";
     EXPECT_FALSE(r.other_size_reuses) << "a larger request must not get the smaller block";
@@ -50,8 +51,8 @@ TEST_P(Ex3CachingAllocator, Ex3_FreedBlocksAreReusedOnTheirOwnStreamOnly) {
 }
 
 TEST_P(Ex3CachingAllocator, Ex3_RecordStreamKeepsTheBlockFromTheNextTensor) {
-  const harness::Consumed r =
-      backend().reuse_hazard(kCount, ReuseGuard::record_stream, consumer_delay_ms());
+  const harness::Consumed r = backend().call(harness::entry::reuse_hazard, kCount,
+                                             ReuseGuard::record_stream, consumer_delay_ms());
   ASSERT_TRUE(ran(r.observation));
   EXPECT_EQ(r.sum, r.expected) << "the next tensor overwrote A while the side stream summed it";
   EXPECT_TRUE(r.observation.reports.empty()) << reports_text(r.observation);
@@ -61,7 +62,8 @@ TEST_P(Ex3CachingAllocator, Ex3_RecordStreamKeepsTheBlockFromTheNextTensor) {
 }
 
 TEST_P(Ex3CachingAllocator, Ex3_RecordStreamWaitsForEveryRecordedStreamAndNoOther) {
-  const harness::RecordStreamRules r = backend().record_stream_rules(kCount, consumer_delay_ms());
+  const harness::RecordStreamRules r =
+      backend().call(harness::entry::record_stream_rules, kCount, consumer_delay_ms());
   ASSERT_TRUE(ran(r.observation));
   EXPECT_TRUE(r.own_stream_record_reused)
       << "record_stream on the block's own stream changes nothing (stream order protects it "
@@ -83,8 +85,8 @@ TEST_P(Ex3CachingAllocator, Ex3_RecordStreamWaitsForEveryRecordedStreamAndNoOthe
 }
 
 TEST_P(Ex3CachingAllocator, Ex3_WaitStreamStillReusesTheBlock) {
-  const harness::Consumed r =
-      backend().reuse_hazard(kCount, ReuseGuard::wait_stream, consumer_delay_ms());
+  const harness::Consumed r = backend().call(harness::entry::reuse_hazard, kCount,
+                                             ReuseGuard::wait_stream, consumer_delay_ms());
   ASSERT_TRUE(ran(r.observation));
   EXPECT_EQ(r.sum, r.expected);
   EXPECT_TRUE(r.observation.reports.empty()) << reports_text(r.observation);
@@ -95,14 +97,16 @@ TEST_P(Ex3CachingAllocator, Ex3_WaitStreamStillReusesTheBlock) {
 TEST_P(Ex3CachingAllocator, Ex3_WithoutAGuardTheRaceCheckerSeesTheHazard) {
   if (!on_emulator()) GTEST_SKIP() << "the race checker is the emulator's";
   expect_reports();
-  const harness::Consumed r = backend().reuse_hazard(kCount, ReuseGuard::none, 1.0);
+  const harness::Consumed r =
+      backend().call(harness::entry::reuse_hazard, kCount, ReuseGuard::none, 1.0);
   ASSERT_TRUE(ran(r.observation));
   EXPECT_TRUE(r.pointer_reused) << "freed on the default stream, A's block is reused there at once";
   EXPECT_TRUE(race_between(r.observation, "fill_kernel", "sum_kernel"));
 }
 
 TEST_P(Ex3CachingAllocator, Ex3_ReservedMemoryStaysBounded) {
-  const std::vector<std::size_t> reserved = backend().reserved_over_iterations(1000, 256);
+  const std::vector<std::size_t> reserved =
+      backend().call(harness::entry::reserved_over_iterations, 1000, 256);
   ASSERT_EQ(reserved.size(), 1000u);
   const std::size_t most = *std::max_element(reserved.begin(), reserved.end());
   EXPECT_GE(most, 256 * sizeof(float));

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "lab03_test_support.hpp"
+#include "scenarios.hpp"
 
 namespace lab03 {
 namespace {
@@ -26,7 +27,8 @@ TEST_P(Ex4StreamOrderedFree, Ex4_TheFreeWaitsForTheConsumer) {
       SCOPED_TRACE("emulator schedule " + schedule + " (CUDALAB_EMU_SCHEDULE=" + schedule +
                    " repeats it)");
       cudalab::emu::ScopedOptions scoped(with_schedule(schedule));
-      const harness::Consumed r = backend().free_async_hazard(kCount, 1.0, 1.0);
+      const harness::Consumed r =
+          backend().call(harness::entry::free_async_hazard, kCount, 1.0, 1.0);
       ASSERT_TRUE(ran(r.observation));
       EXPECT_EQ(r.sum, r.expected) << "B was written into A's memory while the sum read it";
       EXPECT_TRUE(r.observation.reports.empty())
@@ -37,7 +39,8 @@ TEST_P(Ex4StreamOrderedFree, Ex4_TheFreeWaitsForTheConsumer) {
   } else {
     for (int trial = 0; trial < 20; ++trial) {
       SCOPED_TRACE("GPU trial " + std::to_string(trial) + " of 20, the sum delayed 20 ms");
-      const harness::Consumed r = backend().free_async_hazard(1 << 22, 20.0, 1.0);
+      const harness::Consumed r =
+          backend().call(harness::entry::free_async_hazard, 1 << 22, 20.0, 1.0);
       ASSERT_TRUE(ran(r.observation));
       ASSERT_EQ(r.sum, r.expected) << "B was written into A's memory while the sum read it";
     }
@@ -47,7 +50,8 @@ TEST_P(Ex4StreamOrderedFree, Ex4_TheFreeWaitsForTheConsumer) {
 TEST_P(Ex4StreamOrderedFree, Ex4_NoHostSyncIndependentWorkOverlaps) {
   const double delay_ms = 20.0, independent_ms = 20.0;
   const harness::Consumed r =
-      backend().free_async_hazard(on_emulator() ? kCount : 1 << 22, delay_ms, independent_ms);
+      backend().call(harness::entry::free_async_hazard, on_emulator() ? kCount : 1 << 22, delay_ms,
+                     independent_ms);
   ASSERT_TRUE(ran(r.observation));
   EXPECT_EQ(r.sum, r.expected);
   ASSERT_EQ(r.spans.size(), 2u) << describe(r.spans);

@@ -2,7 +2,8 @@
 """check_labs.py passes the repository's labs and names each planted
 disagreement between a lab's descriptor and what is written around it:
 a TODO region, a test name, the handout, the README's table of labs, the
-bench and viewer folders, and the descriptor's own form."""
+bench and viewer folders, the tests' scenario files, and the descriptor's
+own form."""
 import json
 import pathlib
 import shutil
@@ -83,6 +84,15 @@ PLANTED = {
     "a bench the descriptor does not declare":
         (lambda root: edit_descriptor(root, lambda d: d.update(bench=False)),
          "bench is false, but harness/01_broadcast/bench_main.cu exists"),
+    "a key the descriptor does not have":
+        (lambda root: edit_descriptor(root, lambda d: d.update(test_scenario=["x.hpp"])),
+         "the keys are"),
+    "test scenarios that are not there":
+        (lambda root: edit_descriptor(root, lambda d: d.update(test_scenarios=["gone.hpp"])),
+         "test_scenarios names tests/01_broadcast/gone.hpp, which does not exist"),
+    "test scenarios in a file the test program compiles":
+        (lambda root: edit_descriptor(root, lambda d: d.update(
+            test_scenarios=["ex1_index_test.cpp"])), "not a header of tests/01_broadcast/"),
     "a lab folder without a descriptor":
         (lambda root: (root / "labs" / "07_more").mkdir(),
          "labs/07_more: no descriptor"),

@@ -120,6 +120,18 @@ inline std::size_t elements(int count, std::string_view name) {
   return static_cast<std::size_t>(count);
 }
 
+// A count host code needs at least one of (the elements of a buffer an
+// experiment fills and reads back): call() checks no sizes for an entry
+// without vectors, so the code refuses it itself, naming the call
+// ("reuse_hazard: n = 0 is not a positive count").
+inline std::size_t positive_count(int count, std::string_view call, std::string_view name = "n") {
+  if (count < 1) {
+    throw std::invalid_argument(std::string(call) + ": " + std::string(name) + " = " +
+                                std::to_string(count) + " is not a positive count");
+  }
+  return static_cast<std::size_t>(count);
+}
+
 // The vectors' element counts (`given`) against those `sizes()` returns, in
 // the same order; the first mismatch, or a refusal from sizes() itself, is
 // an std::invalid_argument that begins with `call`. What call() does for
@@ -272,10 +284,14 @@ class EntryTable {
   std::map<std::string, void (*)()> functions_;
 };
 
+class EntryBinder;
+
 // A lab's Backend when it is called through entry points: the backend's
 // build binds them (EntryBackendFor, device_call.hpp) and provides the
 // device memory the calls stage their arguments in.
 class EntryBackend : public BackendBase {
+  friend class EntryBinder;
+
  public:
   // Runs `entry` with `given` (the signature's arguments, then optionally
   // RunOptions): the Observation of an entry with an Out, else the result.
@@ -437,6 +453,22 @@ class EntryBackend : public BackendBase {
   }
 
   EntryTable entries_;
+};
+
+// bind() for code other than the backend's constructor: the generated
+// factories hand one to the experiments a lab's tests keep beside them (the
+// descriptor's "test_scenarios", docs/architecture.md), which are built into
+// each backend but belong to no other caller, so the harness need not hold them.
+class EntryBinder {
+ public:
+  explicit EntryBinder(EntryBackend& backend) : backend_(backend) {}
+  template <class Signature>
+  void bind(const Entry<Signature>& entry, typename Entry<Signature>::Device function) {
+    backend_.bind(entry, function);
+  }
+
+ private:
+  EntryBackend& backend_;
 };
 
 }  // namespace cudalab::harness
