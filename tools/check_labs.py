@@ -24,6 +24,10 @@ around it is checked here:
 - harness/NN_name/bench_main.cu exists exactly when bench is true, and
   viewer/labs/NN_name/ exactly when the lab has views;
 - the README's table of labs lists every lab, in order, with its handout;
+- harness/NN_name/ holds only what is about the lab (docs/architecture.md,
+  "The lab descriptor"): at most HARNESS_LINES lines of code without the
+  benchmark (given/ aside) and HARNESS_WITH_BENCH_LINES with it, so that what
+  every lab needs grows in common/ and not by copying;
 - lab code includes only its own folder's files, harness/NN_name/given/
   (what the lab gives its kernels) and the common library (cudalab/...):
   never the harness that tests it.
@@ -44,6 +48,8 @@ TABLE_ROW = re.compile(r"^\|\s*(\d+)\s*\|(.*)$")
 README_LAB_ROW = re.compile(r"^\|\s*(\d\d) ([^|]+?)\s*\|(.*)$")
 KEYS = {"exercises", "gpu_libraries", "tile_interpreter", "views", "bench"}
 OPTIONAL_KEYS = {"test_scenarios"}
+HARNESS_LINES, HARNESS_WITH_BENCH_LINES = 300, 500
+CODE_SUFFIXES = (".cuh", ".hpp", ".h", ".cu", ".cpp")
 EXERCISE_KEYS = {"number", "title", "files", "entry_points", "graded_by", "tests"}
 
 
@@ -228,6 +234,26 @@ def check_files(root, lab, descriptor, problems):
                         f"viewer/labs/{lab}/ {'exists' if viewer else 'does not'}")
 
 
+def check_harness_size(root, lab, problems):
+    folder = root / "harness" / lab
+    without, bench = 0, 0
+    for source in sorted(folder.rglob("*")):
+        if source.suffix not in CODE_SUFFIXES or "given" in source.relative_to(folder).parts:
+            continue
+        lines = len(source.read_text().splitlines())
+        if source.name.startswith("bench"):
+            bench += lines
+        else:
+            without += lines
+    if without > HARNESS_LINES:
+        problems.append(f"harness/{lab}/: {without} lines of code without the benchmark, over "
+                        f"{HARNESS_LINES}: what is not about this lab belongs in common/")
+    if without + bench > HARNESS_WITH_BENCH_LINES:
+        problems.append(f"harness/{lab}/: {without + bench} lines of code with the benchmark, over "
+                        f"{HARNESS_WITH_BENCH_LINES}: what benchmarks share belongs in "
+                        f"common/include/cudalab/harness/")
+
+
 def check_readme(root, labs, problems):
     rows = []
     for line in (root / "README.md").read_text().splitlines():
@@ -263,6 +289,7 @@ def check_root(root, sample=False):
         check_includes(root, lab, problems)
         if not sample:
             check_files(root, lab, descriptor, problems)
+            check_harness_size(root, lab, problems)
     if not sample:
         check_readme(root, labs, problems)
     return problems

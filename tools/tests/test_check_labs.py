@@ -2,8 +2,8 @@
 """check_labs.py passes the repository's labs and names each planted
 disagreement between a lab's descriptor and what is written around it:
 a TODO region, a test name, the handout, the README's table of labs, the
-bench and viewer folders, the tests' scenario files, and the descriptor's
-own form."""
+bench and viewer folders, the tests' scenario files, the harness's size,
+and the descriptor's own form."""
 import json
 import pathlib
 import shutil
@@ -93,6 +93,13 @@ PLANTED = {
     "test scenarios in a file the test program compiles":
         (lambda root: edit_descriptor(root, lambda d: d.update(
             test_scenarios=["ex1_index_test.cpp"])), "not a header of tests/01_broadcast/"),
+    "a harness grown past its budget":
+        (lambda root: (root / "harness" / LAB / "copied.hpp").write_text("int x;\n" * 301),
+         "301 lines of code without the benchmark, over 300"),
+    "a benchmark grown past the budget":
+        (lambda root: edit(root / "harness" / LAB / "bench_main.cu", "#include",
+                           "// padding\n" * 500 + "#include"),
+         "lines of code with the benchmark, over 500"),
     "a lab folder without a descriptor":
         (lambda root: (root / "labs" / "07_more").mkdir(),
          "labs/07_more: no descriptor"),
