@@ -37,6 +37,16 @@
 # shared library (a lab's PyTorch operator) keeps the usual order; there the
 # emulator still ignores the accesses its reports make (checking_an_access).
 # tools/check_runtime_uninstrumented.py checks a built executable for it.
+# cudalab_emu_instrument_options(<out_var>): the compile options above, for
+# a target whose every source is instrumented (the precompiled header of the
+# labs' emulator backends, cmake/CudalabLab.cmake: it must be built with the
+# options of the files that use it).
+function(cudalab_emu_instrument_options out_var)
+  set(${out_var} -fsanitize=thread -fno-tree-sra --param=tsan-instrument-func-entry-exit=0
+      -fstack-clash-protection -Wno-unknown-pragmas
+      $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1> PARENT_SCOPE)
+endfunction()
+
 function(cudalab_emu_instrument target)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     message(FATAL_ERROR "cudalab_emu_instrument: the emulator's instrumentation is measured "
@@ -45,9 +55,8 @@ function(cudalab_emu_instrument target)
   if(NOT ARGN)
     message(FATAL_ERROR "cudalab_emu_instrument(${target}): name the sources to instrument")
   endif()
-  set_property(SOURCE ${ARGN} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
-               -fsanitize=thread -fno-tree-sra --param=tsan-instrument-func-entry-exit=0
-               -fstack-clash-protection -Wno-unknown-pragmas $<$<NOT:$<CONFIG:Debug,RelWithDebInfo>>:-g1>)
+  cudalab_emu_instrument_options(options)
+  set_property(SOURCE ${ARGN} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS ${options})
   # One option, so that CMake's de-duplication of link options keeps it
   # whole; for executables only: the whole archive's thread-local storage
   # does not fit the static TLS that a library loaded later (a PyTorch

@@ -98,6 +98,52 @@ function(cudalab_discover_tests target)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
 endfunction()
 
+# cudalab_emu_backend_pch(<target> KIND <kind> [REFERENCE])
+#
+# Every lab's emulator backend is one translation unit (backend_emu.cpp,
+# below) that the host compiler builds again for each mutant, each isolated
+# exercise and each edit a student makes. About a third of its compile time
+# is parsing the headers every such unit includes the same way: the
+# emulator's shim behind cudalab/kernel.hpp and the harness's entry points.
+# They are compiled once into a precompiled header, shared by the units of
+# every lab built with the same macros and options: KIND emu (instrumented,
+# cmake/CudalabEmu.cmake) or interp (lab 05's tile interpreter, not
+# instrumented), REFERENCE or not (CUDALAB_REFERENCE picks the inline
+# namespace). The header holds only what each unit includes anyway, so it
+# hides no missing #include of a lab file; a compile error still names the
+# lab file and line. GCC checks that a precompiled header was built with the
+# unit's macros (-Winvalid-pch) and otherwise reads the headers themselves.
+# -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns it off.
+function(cudalab_emu_backend_pch target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "REFERENCE" "KIND" "")
+  set(holder cudalab_${ARG_KIND}_backend_pch)
+  if(ARG_REFERENCE)
+    set(holder ${holder}_reference)
+  endif()
+  if(NOT TARGET ${holder})
+    set(anchor "${PROJECT_BINARY_DIR}/${holder}/anchor.cpp")
+    file(CONFIGURE OUTPUT "${anchor}" CONTENT
+         "// The precompiled header of the labs' backends (cmake/CudalabLab.cmake).\n")
+    add_library(${holder} OBJECT "${anchor}")
+    target_link_libraries(${holder} PRIVATE cudalab::harness)
+    set_target_properties(${holder} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    if(ARG_KIND STREQUAL "emu")
+      cudalab_emu_instrument_options(options)
+      target_compile_options(${holder} PRIVATE ${options})
+    else()
+      target_compile_definitions(${holder} PRIVATE CUDALAB_INTERPRET=1)
+    endif()
+    if(ARG_REFERENCE)
+      target_compile_definitions(${holder} PRIVATE CUDALAB_REFERENCE=1)
+    endif()
+    target_precompile_headers(${holder} PRIVATE <memory> <string>
+      "${PROJECT_SOURCE_DIR}/common/include/cudalab/kernel.hpp"
+      "${PROJECT_SOURCE_DIR}/common/include/cudalab/harness/entry_points.hpp"
+      "${PROJECT_SOURCE_DIR}/common/include/cudalab/harness/gpu_probe.hpp")
+  endif()
+  target_precompile_headers(${target} REUSE_FROM ${holder})
+endfunction()
+
 # cudalab_lab_backends(<target> <code_dir> <harness_dir> NUMBER <NN> [REFERENCE] [INTERPRETER]
 #                      [GPU_SIDE_OF <target>] [GPU_LIBRARIES <lib>...]
 #                      [EMU_SOURCES <file>...] [TEST_SCENARIOS <file>...])
@@ -180,6 +226,11 @@ function(cudalab_lab_backends target code_dir harness)
   add_library(${target} STATIC "${out}/backend_emu.cpp" ${harness_copies} ${code_copies}
                                ${scenario_copies} ${ARG_EMU_SOURCES})
   cudalab_emu_instrument(${target} "${out}/backend_emu.cpp")
+  if(ARG_REFERENCE)
+    cudalab_emu_backend_pch(${target} KIND emu REFERENCE)
+  else()
+    cudalab_emu_backend_pch(${target} KIND emu)
+  endif()
   # Lab code finds what the lab gives it (given/) by name, as the copies.
   target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${out}/given" "${code_dir}")
   set(libraries ${target})
@@ -256,6 +307,11 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return not_bui
          CONTENT "// The tile interpreter's build of backend_emu.cpp (cmake/CudalabLab.cmake).\n#include \"backend_emu.cpp\"\n")
     add_library(${target}_interp STATIC "${out}/backend_interp.cpp")
     target_compile_definitions(${target}_interp PRIVATE CUDALAB_INTERPRET=1)
+    if(ARG_REFERENCE)
+      cudalab_emu_backend_pch(${target}_interp KIND interp REFERENCE)
+    else()
+      cudalab_emu_backend_pch(${target}_interp KIND interp)
+    endif()
     target_include_directories(${target}_interp PUBLIC "${harness}" PRIVATE "${out}/given"
                                                                             "${code_dir}")
     # It links <target> (not the other way round: <target>'s rewrite step
