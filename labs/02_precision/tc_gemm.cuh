@@ -50,10 +50,10 @@
 // banks; fragments in two sets of registers, the next K-block's loaded
 // while this one's mma run (the loads' latency hides behind 32 mma); blocks
 // numbered down groups of 8 block rows, so that the blocks running at one
-// time share B's columns and A's rows in the L2 cache. Where a matrix's rows do not allow 16-byte copies (a row length
-// that is not a multiple of 16 bytes, a misaligned pointer), values are
-// loaded one by one and stored to the ring, the same way round. What it
-// still lacks against cuBLAS: Hopper's TMA and wgmma.
+// time share B's columns and A's rows in the L2 cache. Where a matrix's rows do not allow 16-byte
+// copies (a row length that is not a multiple of 16 bytes, a misaligned pointer), values are loaded
+// one by one and stored to the ring, the same way round. What it still lacks against cuBLAS:
+// Hopper's TMA and wgmma.
 //
 // The exercise is the TODO regions of labs/02_precision/ in this file, from
 // each `begin` line to its `end` line; README.md says what they want.
@@ -104,7 +104,7 @@ inline constexpr int b_stride = block_n * sizeof(Bits) / 4 + (sizeof(Bits) == 2 
 inline constexpr int a_row_chunks = step_words / 4;
 template <class Bits>
 inline constexpr int b_row_chunks = block_n * sizeof(Bits) / 16;
-inline constexpr int a_chunks = block_m * a_row_chunks / threads;               // 4
+inline constexpr int a_chunks = block_m * a_row_chunks / threads;         // 4
 inline constexpr int b_chunks = step_words * 4 / 16 * block_n / threads;  // 8
 static_assert(a_chunks * threads == block_m * a_row_chunks, "A's chunks share out evenly");
 static_assert(b_chunks * threads == b_rows<std::uint16_t> * b_row_chunks<std::uint16_t> &&
@@ -202,14 +202,11 @@ __device__ __forceinline__ void stage_step([[maybe_unused]] const Gemm<Bits>& ge
 using AFragments = std::uint32_t[tiles_m][4];
 using BFragments = std::uint32_t[tiles_n][2];
 template <class Bits>
-__device__ __forceinline__ void load_fragments([[maybe_unused]] const ASlice& a_slice,
-                                               [[maybe_unused]] const BSlice<Bits>& b_slice,
-                                               [[maybe_unused]] int kb,
-                                               [[maybe_unused]] int warp_row,
-                                               [[maybe_unused]] int warp_col,
-                                               [[maybe_unused]] int lane,
-                                               [[maybe_unused]] AFragments& a_fragment,
-                                               [[maybe_unused]] BFragments& b_fragment) {
+__device__ __forceinline__ void load_fragments(
+    [[maybe_unused]] const ASlice& a_slice, [[maybe_unused]] const BSlice<Bits>& b_slice,
+    [[maybe_unused]] int kb, [[maybe_unused]] int warp_row, [[maybe_unused]] int warp_col,
+    [[maybe_unused]] int lane, [[maybe_unused]] AFragments& a_fragment,
+    [[maybe_unused]] BFragments& b_fragment) {
   // TODO(ex5) begin, about 32 lines: a_fragment[tiles_m][4] and b_fragment[tiles_n][2]
   // from a_slice and b_slice for the K-block at kb (lane = 4 g + t; fp16: ldmatrix_x4 /
   // ldmatrix_x4_trans, or plain loads; TF32: plain 32-bit loads).
