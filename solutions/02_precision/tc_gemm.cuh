@@ -6,21 +6,18 @@
 // rounding them first is the caller's business: exercise 6).
 //
 // The work is split three ways:
-//   block   8 warps (2 x 4), a 128 x 256 tile of C: per value it brings in
-//           from global memory (the L2 cache, mostly) it does 85 flop, where
-//           a 128 x 128 tile did 64; at these rates the L2 is a limit
+//   block   4 warps, a 128 x 128 tile of C
 //   warp    a 64 x 64 part of it: 4 x 8 mma tiles of 16 x 8, 128 fp32
 //           accumulators per lane, 32 independent mma per K-block; its
 //           fragments, 16 words of A and 16 of B per lane, feed all 32 (a
 //           64 x 32 part would need 24 words for 16 mma: shared memory,
 //           not the tensor cores, would be the limit)
-//   step    K in slices of 32 32-bit words (64 fp16 or 32 TF32 values,
-//           four K-blocks of mma): the block stages A's 128-row slice and
-//           B's 256-column slice of it in shared memory, then every warp
-//           loads its fragments from there. One barrier per step: the
-//           deeper the step, the fewer barriers per mma.
+//   step    K in slices of 16 32-bit words (32 fp16 or 16 TF32 values,
+//           two K-blocks of mma): the block stages A's 128-row slice and
+//           B's 128-column slice of it in shared memory, then every warp
+//           loads its fragments from there.
 // Each value of A and B is read from global memory once per block, and from
-// shared memory by the 4 (A) or 2 (B) warps that need it.
+// shared memory by the 2 warps that need it.
 //
 // Shared memory holds each step as 32-bit words: a word of A is 2 fp16
 // values (neighbours in a row) or 1 TF32 value; B is staged row by row as
@@ -47,13 +44,10 @@
 // that the next stages - 1 steps are on their way while the tensor cores
 // work on this one, with one barrier per step; ldmatrix for fp16 fragments;
 // shared rows padded so that fragment loads and ldmatrix hit 32 different
-// banks; fragments in two sets of registers, the next K-block's loaded
-// while this one's mma run (the loads' latency hides behind 32 mma); blocks
-// numbered down groups of 8 block rows, so that the blocks running at one
-// time share B's columns and A's rows in the L2 cache. Where a matrix's rows do not allow 16-byte
-// copies (a row length that is not a multiple of 16 bytes, a misaligned pointer), values are loaded
-// one by one and stored to the ring, the same way round. What it still lacks against cuBLAS:
-// Hopper's TMA and wgmma.
+// banks. Where a matrix's rows do not allow 16-byte copies (a row length
+// that is not a multiple of 16 bytes, a misaligned pointer), values are
+// loaded one by one and stored to the ring, the same way round. What it
+// still lacks against cuBLAS: Hopper's TMA and wgmma.
 //
 // The exercise is the TODO regions of labs/02_precision/ in this file, from
 // each `begin` line to its `end` line; README.md says what they want.
@@ -75,41 +69,34 @@ inline namespace CUDALAB_BACKEND {
 namespace tc_gemm_parts {
 
 inline constexpr int block_m = 128;  // rows of C per block
-inline constexpr int block_n = 256;  // columns of C per block
+inline constexpr int block_n = 128;  // columns of C per block
 inline constexpr int warps_m = 2;    // warps along M ...
-inline constexpr int warps_n = 4;    // ... and along N
+inline constexpr int warps_n = 2;    // ... and along N
 inline constexpr int threads = 32 * warps_m * warps_n;
 inline constexpr int warp_m = block_m / warps_m;  // 64 rows of C per warp
 inline constexpr int warp_n = block_n / warps_n;  // 64 columns of C per warp
 inline constexpr int tiles_m = warp_m / 16;       // 4 mma tiles per warp along M
 inline constexpr int tiles_n = warp_n / 8;        // and 8 along N
-inline constexpr int step_words = 32;             // K per step, in words: 64 fp16 or 32 TF32 values
-inline constexpr int stages = 4;                  // shared buffers in the ring (52 KiB each)
-inline constexpr int group_rows = 8;              // block rows per group of the block order
-// Padding: A's row of 32 words is stored in 36 (144 bytes): the 8 rows that a
+inline constexpr int step_words = 16;             // K per step, in words: 32 fp16 or 16 TF32 values
+inline constexpr int stages = 4;                  // shared buffers in the ring
+// Padding: A's row of 16 words is stored in 20 (80 bytes): the 8 rows that a
 // fragment load or an ldmatrix phase reads then start in 8 different groups
-// of 4 banks (0, 4, 8, ... 28; for 32-bit loads lane (g, t) hits bank
-// 4 g + t). B's row of 256 columns gets 16 bytes (fp16) or 32 bytes (TF32)
-// more: 528 bytes puts ldmatrix's 8 rows in 8 different groups, 264 words
-// puts TF32's 4 word rows t 8 banks apart. Rows stay multiples of 16 bytes
-// for cp.async.
+// of 4 banks (0, 20, 8, 28, ... for 32-bit loads). B's row of 128 columns
+// gets 16 bytes (fp16) or 32 bytes (TF32) more: 272 bytes puts ldmatrix's 8
+// rows in 8 different groups, 136 words puts TF32's 4 word rows t 8 banks
+// apart. Rows stay multiples of 16 bytes for cp.async.
 inline constexpr int a_stride = step_words + 4;
 template <class Bits>
 inline constexpr int b_rows = step_words * 4 / sizeof(Bits);  // rows of B per step: K values
 template <class Bits>
 inline constexpr int b_stride = block_n * sizeof(Bits) / 4 + (sizeof(Bits) == 2 ? 4 : 8);
-// One step's slices in 16-byte chunks: A's is 128 rows of 8 chunks (1024),
-// B's b_rows rows of 32 (fp16) or 64 (TF32) chunks (2048 either way), so
-// every thread moves `a_chunks` of A and `b_chunks` of B.
+// One step's slices in 16-byte chunks: A's is 128 rows of 4 chunks, B's
+// b_rows rows of 16 (fp16) or 32 (TF32) chunks; 512 chunks each, so every
+// thread moves `a_chunks` of A and as many of B.
 inline constexpr int a_row_chunks = step_words / 4;
 template <class Bits>
 inline constexpr int b_row_chunks = block_n * sizeof(Bits) / 16;
-inline constexpr int a_chunks = block_m * a_row_chunks / threads;         // 4
-inline constexpr int b_chunks = step_words * 4 / 16 * block_n / threads;  // 8
-static_assert(a_chunks * threads == block_m * a_row_chunks, "A's chunks share out evenly");
-static_assert(b_chunks * threads == b_rows<std::uint16_t> * b_row_chunks<std::uint16_t> &&
-                  b_chunks * threads == b_rows<std::uint32_t> * b_row_chunks<std::uint32_t>,
-              "B's chunks share out evenly");
+inline constexpr int a_chunks = block_m * a_row_chunks / threads;  // 4
 
 // A 16-byte chunk of one row of a matrix (8 fp16 or 4 TF32 values) from
 // column `first` on, one value at a time; zeros past the row's end and for
@@ -196,7 +183,7 @@ __device__ __forceinline__ void stage_step([[maybe_unused]] const Gemm<Bits>& ge
     copy_chunk(&a_slice[row][4 * part], gemm.a, block_row + row, gemm.m, gemm.k, k0 + values * part,
                gemm.a_vectors);
   }
-  for (int i = 0; i < b_chunks; ++i) {
+  for (int i = 0; i < a_chunks; ++i) {
     const int chunk = threadIdx.x + threads * i;
     const int row = chunk / b_row_chunks<Bits>, part = chunk % b_row_chunks<Bits>;
     copy_chunk(&b_slice[row][4 * part], gemm.b, k0 + row, gemm.k, gemm.n, block_col + values * part,
@@ -204,58 +191,10 @@ __device__ __forceinline__ void stage_step([[maybe_unused]] const Gemm<Bits>& ge
   }
 }
 
-// The warp's fragments of the K-block that starts kb values into the step:
-// those of its row tiles i (rows warp_row + 16 i of the A slice) and column
-// tiles j (columns warp_col + 8 j of the B slice), by the layout in this
-// file's header.
-using AFragments = std::uint32_t[tiles_m][4];
-using BFragments = std::uint32_t[tiles_n][2];
-template <class Bits>
-__device__ __forceinline__ void load_fragments(
-    [[maybe_unused]] const ASlice& a_slice, [[maybe_unused]] const BSlice<Bits>& b_slice,
-    [[maybe_unused]] int kb, [[maybe_unused]] int warp_row, [[maybe_unused]] int warp_col,
-    [[maybe_unused]] int lane, [[maybe_unused]] AFragments& a_fragment,
-    [[maybe_unused]] BFragments& b_fragment) {
-  if constexpr (sizeof(Bits) == 2) {
-    // ldmatrix: lane l names row l % 16 of the tile, its values 8 (l / 16)
-    // on, in A; and row kb + l % 16 of B, columns 8 (l / 16) on of a
-    // 16-column pair of tiles (words are 2 values: value v is word v / 2).
-    for (int i = 0; i < tiles_m; ++i) {
-      cudalab::ldmatrix_x4(a_fragment[i],
-                           &a_slice[warp_row + 16 * i + lane % 16][kb / 2 + 4 * (lane / 16)]);
-    }
-    for (int j = 0; j < tiles_n; j += 2) {
-      std::uint32_t pair[4];
-      cudalab::ldmatrix_x4_trans(
-          pair, &b_slice[kb + lane % 16][(warp_col + 8 * j) / 2 + 4 * (lane / 16)]);
-      b_fragment[j][0] = pair[0];
-      b_fragment[j][1] = pair[1];
-      b_fragment[j + 1][0] = pair[2];
-      b_fragment[j + 1][1] = pair[3];
-    }
-  } else {
-    const int g = lane / 4;
-    const int t = lane % 4;
-    for (int i = 0; i < tiles_m; ++i) {
-      const int row = warp_row + 16 * i + g;
-      a_fragment[i][0] = a_slice[row][kb + t];
-      a_fragment[i][1] = a_slice[row + 8][kb + t];
-      a_fragment[i][2] = a_slice[row][kb + t + 4];
-      a_fragment[i][3] = a_slice[row + 8][kb + t + 4];
-    }
-    for (int j = 0; j < tiles_n; ++j) {
-      const int col = warp_col + 8 * j + g;
-      b_fragment[j][0] = b_slice[kb + t][col];
-      b_fragment[j][1] = b_slice[kb + t + 4][col];
-    }
-  }
-}
-
-// The warp's mma of one step: K-block q's fragments (load_fragments, kb =
-// q kblock) into set q % 2, then one mma into acc[i][j] per tile. Set
-// (q + 1) % 2 is loaded before q's mma are issued: the loads are on their
-// way while the tensor cores work. (The loops have fixed counts, so nvcc
-// unrolls them and q % 2 is a constant: both sets stay in registers.)
+// The warp's mma of one step: for each K-block, the fragments of the warp's
+// row tiles i (rows warp_row + 16 i of the A slice) and column tiles j
+// (columns warp_col + 8 j of the B slice) by the layout in this file's
+// header, then one mma into acc[i][j] per tile.
 template <class Bits>
 __device__ __forceinline__ void mma_step([[maybe_unused]] const ASlice& a_slice,
                                          [[maybe_unused]] const BSlice<Bits>& b_slice,
@@ -263,54 +202,59 @@ __device__ __forceinline__ void mma_step([[maybe_unused]] const ASlice& a_slice,
                                          [[maybe_unused]] int warp_col, [[maybe_unused]] int lane,
                                          [[maybe_unused]] float (&acc)[tiles_m][tiles_n][4]) {
   constexpr int kblock = sizeof(Bits) == 2 ? 16 : 8;  // K of one mma, in values
-  constexpr int kblocks = b_rows<Bits> / kblock;      // 4 per step
-  AFragments a_fragment[2];
-  BFragments b_fragment[2];
-  load_fragments<Bits>(a_slice, b_slice, 0, warp_row, warp_col, lane, a_fragment[0], b_fragment[0]);
-#pragma unroll
-  for (int q = 0; q < kblocks; ++q) {
-    if (q + 1 < kblocks) {
-      load_fragments<Bits>(a_slice, b_slice, (q + 1) * kblock, warp_row, warp_col, lane,
-                           a_fragment[(q + 1) % 2], b_fragment[(q + 1) % 2]);
+  for (int kb = 0; kb < b_rows<Bits>; kb += kblock) {
+    std::uint32_t a_fragment[tiles_m][4];
+    std::uint32_t b_fragment[tiles_n][2];
+    if constexpr (sizeof(Bits) == 2) {
+      // ldmatrix: lane l names row l % 16 of the tile, its values 8 (l / 16)
+      // on, in A; and row kb + l % 16 of B, columns 8 (l / 16) on of a
+      // 16-column pair of tiles (words are 2 values: value v is word v / 2).
+      for (int i = 0; i < tiles_m; ++i) {
+        cudalab::ldmatrix_x4(a_fragment[i],
+                             &a_slice[warp_row + 16 * i + lane % 16][kb / 2 + 4 * (lane / 16)]);
+      }
+      for (int j = 0; j < tiles_n; j += 2) {
+        std::uint32_t pair[4];
+        cudalab::ldmatrix_x4_trans(
+            pair, &b_slice[kb + lane % 16][(warp_col + 8 * j) / 2 + 4 * (lane / 16)]);
+        b_fragment[j][0] = pair[0];
+        b_fragment[j][1] = pair[1];
+        b_fragment[j + 1][0] = pair[2];
+        b_fragment[j + 1][1] = pair[3];
+      }
+    } else {
+      const int g = lane / 4;
+      const int t = lane % 4;
+      for (int i = 0; i < tiles_m; ++i) {
+        const int row = warp_row + 16 * i + g;
+        a_fragment[i][0] = a_slice[row][kb + t];
+        a_fragment[i][1] = a_slice[row + 8][kb + t];
+        a_fragment[i][2] = a_slice[row][kb + t + 4];
+        a_fragment[i][3] = a_slice[row + 8][kb + t + 4];
+      }
+      for (int j = 0; j < tiles_n; ++j) {
+        const int col = warp_col + 8 * j + g;
+        b_fragment[j][0] = b_slice[kb + t][col];
+        b_fragment[j][1] = b_slice[kb + t + 4][col];
+      }
     }
     for (int i = 0; i < tiles_m; ++i) {
-      for (int j = 0; j < tiles_n; ++j)
-        mma<Bits>(acc[i][j], a_fragment[q % 2][i], b_fragment[q % 2][j]);
+      for (int j = 0; j < tiles_n; ++j) mma<Bits>(acc[i][j], a_fragment[i], b_fragment[j]);
     }
   }
 }
 
-// Where block `blockIdx` puts its tile in C. Blocks are numbered down a
-// group of group_rows block rows first, then across (the hardware starts
-// them roughly in order of blockIdx.y * gridDim.x + blockIdx.x): the blocks
-// that run at the same time then cover a few block rows and a few block
-// columns, and share A's and B's slices in the L2 cache, where row after
-// row (blockIdx.x fastest) every wave would stream all of B again.
-struct BlockOrigin {
-  int row, col;
-};
-__device__ inline BlockOrigin block_origin() {
-  const int block = blockIdx.y * gridDim.x + blockIdx.x;
-  const int per_group = group_rows * gridDim.x;
-  const int first_row = block / per_group * group_rows;
-  const int rows_left = static_cast<int>(gridDim.y) - first_row;  // the last group may be short
-  const int rows_here = rows_left < group_rows ? rows_left : group_rows;
-  const int in_group = block % per_group;
-  return {(first_row + in_group % rows_here) * block_m, in_group / rows_here * block_n};
-}
-
 // Bits: std::uint16_t (fp16 patterns) or std::uint32_t (TF32 as fp32 patterns).
 template <class Bits>
-__global__ void __launch_bounds__(threads, 1) tc_gemm_kernel(Gemm<Bits> gemm) {
+__global__ void tc_gemm_kernel(Gemm<Bits> gemm) {
   constexpr int step_k = b_rows<Bits>;  // K per step, in values
   ASlice* const a_slices = reinterpret_cast<ASlice*>(cudalab::dynamic_shared<std::uint32_t>());
   BSlice<Bits>* const b_slices = reinterpret_cast<BSlice<Bits>*>(a_slices + stages);
 
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
-  const BlockOrigin origin = block_origin();
-  const int block_row = origin.row;
-  const int block_col = origin.col;
+  const int block_row = blockIdx.y * block_m;
+  const int block_col = blockIdx.x * block_n;
   const int warp_row = (warp / warps_n) * warp_m;
   const int warp_col = (warp % warps_n) * warp_n;
   // A warp whose whole part lies outside C skips the mma (all 32 lanes alike).

@@ -4,7 +4,7 @@
 // the failure names the first wrong (row, column). Then random data, bit for
 // bit against numerics::mma_dot chained from k = 0 in blocks of 16 (fp16) or
 // 8 (TF32) into one fp32 accumulator, the order the exercise asks for; sizes
-// 1, primes, K not a multiple of the K-block, one larger than a 128 x 256
+// 1, primes, K not a multiple of the K-block, one larger than a 128 x 128
 // block tile and a K step in every dimension, and K = 0 (C = 0). NaN and
 // infinities must land where the model puts them. C starts as NaN (an element
 // left unwritten fails) and nothing around C may change.
@@ -168,17 +168,14 @@ TEST_P(Ex5TensorCoreGemm, Ex5_SmallIntegersExactly) {
 }
 
 TEST_P(Ex5TensorCoreGemm, Ex5_BitForBitLikeTheModelAtAwkwardSizes) {
-  // 129 x 263 x 71: two block tiles (128 x 256) in m and n, and in k two
-  // steps of fp16 (64) and three of TF32 (32), the last ones partial;
-  // 256 x 264 x 128: two block tiles each way and whole steps, with rows
-  // that allow 16-byte loads. Both have two block rows and two block
-  // columns, so the block order's short last group is walked too.
-  // 24 x 18 x 40 and 24 x 40 x 18:
+  // 129 x 133 x 37: two block tiles in m and n, and in k two steps of fp16
+  // (32) and three of TF32 (16), the last ones partial; 256 x 160 x 64: the
+  // same with rows that allow 16-byte loads. 24 x 18 x 40 and 24 x 40 x 18:
   // rows of only one of A and B allow them (in both formats), so each
   // matrix must be copied its own way.
   const int sizes[][3] = {{1, 1, 1},    {17, 31, 23}, {131, 7, 67},   {5, 9, 3},
                           {5, 7, 0},    {0, 9, 4},    {6, 0, 3},      {64, 64, 64},
-                          {24, 18, 40}, {24, 40, 18}, {129, 263, 71}, {256, 264, 128}};
+                          {24, 18, 40}, {24, 40, 18}, {129, 133, 37}, {256, 160, 64}};
   for (MmaFormat format : formats) {
     for (const auto& size : sizes) expect_model(random_problem(format, size[0], size[1], size[2]));
   }
