@@ -14,23 +14,6 @@
 namespace cudalab::viewer {
 namespace {
 
-void file_row(UiState& state) {
-  TimingState& t = state.timing;
-  char path[1024];
-  std::snprintf(path, sizeof path, "%s", t.results_path.c_str());
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
-  const bool entered =
-      ImGui::InputText("result file", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
-  t.results_path = path;
-  ImGui::SameLine();
-  if (ImGui::Button("load") || entered) load_results(state, t.results_path);
-  if (!t.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
-    ImGui::TextWrapped("%s", t.error.c_str());
-    ImGui::PopStyleColor();
-  }
-}
-
 Rect chart(UiState& state, const BarChart& c) {
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -93,8 +76,8 @@ Rect chart(UiState& state, const BarChart& c) {
 }  // namespace
 
 void draw_bars_panel(UiState& state) {
-  file_row(state);
   TimingState& t = state.timing;
+  if (file_row("result file", t.results_path, t.error)) load_results(state, t.results_path);
   if (!t.result) {
     const LabSource* lab = state.lab_source();
     const std::string number = lab ? lab->title().substr(0, lab->title().find(' ')) : "NN";

@@ -16,23 +16,6 @@
 namespace cudalab::viewer {
 namespace {
 
-void file_row(UiState& state) {
-  LeaderboardState& l = state.leaderboard;
-  char path[1024];
-  std::snprintf(path, sizeof path, "%s", l.path.c_str());
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30);
-  const bool entered =
-      ImGui::InputText("leaderboard file", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
-  l.path = path;
-  ImGui::SameLine();
-  if (ImGui::Button("load##leaderboard") || entered) load_leaderboard(state, l.path);
-  if (!l.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
-    ImGui::TextWrapped("%s", l.error.c_str());
-    ImGui::PopStyleColor();
-  }
-}
-
 void bars(const ScoreChart& chart) {
   const float font = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -67,8 +50,8 @@ void bars(const ScoreChart& chart) {
 }  // namespace
 
 void draw_leaderboard_panel(UiState& state) {
-  file_row(state);
   LeaderboardState& l = state.leaderboard;
+  if (file_row("leaderboard file", l.path, l.error)) load_leaderboard(state, l.path);
   if (!l.board) return;
   const Leaderboard& board = *l.board;
   if (board.boards.empty()) {

@@ -1,6 +1,8 @@
 // One function per view; the frame (app.cpp) is a list of them.
 #pragma once
 
+#include <string>
+
 #include "model/ui_state.hpp"
 
 namespace cudalab::viewer {
@@ -24,6 +26,10 @@ void draw_help_panel(UiState& state);
 // spans on one axis, recorded in the layout's timeline fields (the timeline
 // view's, and the pipeline view's, which is drawn as one).
 void draw_timeline(UiState& state, const Timeline& timeline, View view);
+
+// A file to open: an input box labelled `label` holding `path`, a load
+// button and `error` under them; true when the student asked to load it.
+bool file_row(const char* label, std::string& path, const std::string& error);
 
 // The lab's note on `view`, if it has one, wrapped under the view.
 void lab_note(const UiState& state, View view);
