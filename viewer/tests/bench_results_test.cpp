@@ -4,30 +4,16 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "cudalab/results.hpp"
 #include "model/bars_model.hpp"
 #include "model/ui_state.hpp"
+#include "test_files.hpp"
 
 namespace cudalab::viewer {
 namespace {
 
 const std::string kSample = std::string(CUDALAB_VIEWER_TEST_DATA) + "/bench_sample.json";
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-std::string sample_text() {
-  std::ifstream in(kSample);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(BenchResults, ReadsTheSampleFile) {
   const auto loaded = load_bench_result(kSample);
@@ -60,7 +46,7 @@ TEST(BenchResults, PytorchFiguresBecomeAnchorsOfTheirProblem) {
 TEST(BenchResults, ReadsTheSampleRewrittenAsVersion2) {
   const auto path = std::filesystem::temp_directory_path() / "cudalab_viewer_v2.json";
   write_result(path, read_result(kSample));
-  ASSERT_NE(sample_text().find("cudalab.result/1"), std::string::npos);
+  ASSERT_NE(file_text(kSample).find("cudalab.result/1"), std::string::npos);
   const auto loaded = load_bench_result(path.string());
   std::filesystem::remove(path);
   ASSERT_TRUE(std::holds_alternative<BenchResult>(loaded)) << std::get<std::string>(loaded);
@@ -110,7 +96,7 @@ TEST(BenchResults, MissingFileIsAMessage) {
 }
 
 TEST(BenchResults, TruncatedFileIsAMessage) {
-  const std::string text = sample_text();
+  const std::string text = file_text(kSample);
   const auto path = temp_file("cudalab_viewer_truncated.json", text.substr(0, text.size() / 2));
   const auto loaded = load_bench_result(path);
   ASSERT_TRUE(std::holds_alternative<std::string>(loaded));
@@ -118,7 +104,7 @@ TEST(BenchResults, TruncatedFileIsAMessage) {
 }
 
 TEST(BenchResults, OtherSchemaVersionIsAMessage) {
-  std::string text = sample_text();
+  std::string text = file_text(kSample);
   text.replace(text.find("cudalab.result/1"), 16, "cudalab.result/9");
   const auto loaded = load_bench_result(temp_file("cudalab_viewer_v9.json", text));
   ASSERT_TRUE(std::holds_alternative<std::string>(loaded));

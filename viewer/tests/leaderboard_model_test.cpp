@@ -5,30 +5,14 @@
 #include "model/leaderboard_model.hpp"
 
 #include "model/ui_state.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
-
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace cudalab::viewer {
 namespace {
 
 const std::string kBoard = std::string(CUDALAB_VIEWER_TEST_DATA) + "/leaderboard-lab06.json";
-
-std::string temp_file(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-std::string board_text() {
-  std::ifstream in(kBoard);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(LeaderboardModel, ReadsTheToolsBoard) {
   auto loaded = load_leaderboard(kBoard);
@@ -78,7 +62,7 @@ TEST(LeaderboardModel, RefusesOtherFilesNamingTheProblem) {
     return std::holds_alternative<std::string>(loaded) ? std::get<std::string>(loaded) : "";
   };
   EXPECT_NE(message("/nonexistent/board.json").find("cannot be opened"), std::string::npos);
-  const std::string text = board_text();
+  const std::string text = file_text(kBoard);
   EXPECT_NE(
       message(temp_file("lb_truncated.json", text.substr(0, text.size() / 2))).find("not JSON"),
       std::string::npos);
