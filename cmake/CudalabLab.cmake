@@ -226,11 +226,11 @@ function(cudalab_lab_backends target code_dir harness)
   add_library(${target} STATIC "${out}/backend_emu.cpp" ${harness_copies} ${code_copies}
                                ${scenario_copies} ${ARG_EMU_SOURCES})
   cudalab_emu_instrument(${target} "${out}/backend_emu.cpp")
+  set(reference "")
   if(ARG_REFERENCE)
-    cudalab_emu_backend_pch(${target} KIND emu REFERENCE)
-  else()
-    cudalab_emu_backend_pch(${target} KIND emu)
+    set(reference REFERENCE)  # the precompiled header of units built with CUDALAB_REFERENCE
   endif()
+  cudalab_emu_backend_pch(${target} KIND emu ${reference})
   # Lab code finds what the lab gives it (given/) by name, as the copies.
   target_include_directories(${target} PUBLIC "${harness}" PRIVATE "${out}/given" "${code_dir}")
   set(libraries ${target})
@@ -307,11 +307,7 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return not_bui
          CONTENT "// The tile interpreter's build of backend_emu.cpp (cmake/CudalabLab.cmake).\n#include \"backend_emu.cpp\"\n")
     add_library(${target}_interp STATIC "${out}/backend_interp.cpp")
     target_compile_definitions(${target}_interp PRIVATE CUDALAB_INTERPRET=1)
-    if(ARG_REFERENCE)
-      cudalab_emu_backend_pch(${target}_interp KIND interp REFERENCE)
-    else()
-      cudalab_emu_backend_pch(${target}_interp KIND interp)
-    endif()
+    cudalab_emu_backend_pch(${target}_interp KIND interp ${reference})
     target_include_directories(${target}_interp PUBLIC "${harness}" PRIVATE "${out}/given"
                                                                             "${code_dir}")
     # It links <target> (not the other way round: <target>'s rewrite step
